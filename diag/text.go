@@ -1,0 +1,345 @@
+package diag
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// Text writes each diagnostic in the rustc-like form of design.md: a header,
+// a code frame per file with the primary span underlined by ^ and every
+// label by -, then notes, why and help. A blank line follows each one.
+// ANSI colour is used only when color is true; the caller decides (terminal,
+// NO_COLOR).
+func Text(w io.Writer, ds []model.Diagnostic, src Sources, color bool) {
+	p := painter{on: color}
+	for _, d := range ds {
+		var b strings.Builder
+		writeText(&b, d, src, p)
+		b.WriteString("\n")
+		io.WriteString(w, b.String())
+	}
+}
+
+// Summary writes the one-line tally printed after the diagnostics, e.g.
+// "cluster.yaml: 2 errors, 1 warning" or "cluster.yaml: ok".
+func Summary(w io.Writer, ds []model.Diagnostic, file string) {
+	if file == "" {
+		file = "<input>"
+	}
+	all := model.Diagnostics(ds)
+	e, wn, n := all.Count(model.SeverityError), all.Count(model.SeverityWarning), all.Count(model.SeverityNote)
+	var parts []string
+	if e > 0 {
+		parts = append(parts, plural(e, "error"))
+	}
+	if wn > 0 {
+		parts = append(parts, plural(wn, "warning"))
+	}
+	if len(parts) == 0 {
+		if n > 0 {
+			fmt.Fprintf(w, "%s: ok (%s)\n", file, plural(n, "note"))
+			return
+		}
+		fmt.Fprintf(w, "%s: ok\n", file)
+		return
+	}
+	if n > 0 {
+		parts = append(parts, plural(n, "note"))
+	}
+	fmt.Fprintf(w, "%s: %s\n", file, strings.Join(parts, ", "))
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return "1 " + word
+	}
+	return strconv.Itoa(n) + " " + word + "s"
+}
+
+// mark is one annotated span of a code frame.
+type mark struct {
+	sp      model.Span
+	msg     string
+	primary bool
+}
+
+// block is the part of a frame that shows one file.
+type block struct {
+	file  string
+	arrow string // position printed after -->
+	// arrowSet is true once the primary span, which always wins, or the
+	// earliest label has chosen arrow.
+	arrowSet  bool
+	arrowLine int
+	lines     map[int]string
+	marks     []mark
+}
+
+func writeText(b *strings.Builder, d model.Diagnostic, src Sources, p painter) {
+	sev := d.Severity.String()
+	head := sev
+	if d.Code != "" {
+		head += "[" + d.Code + "]"
+	}
+	b.WriteString(p.sev(d.Severity, head) + p.bold(": "+d.Summary) + "\n")
+
+	// A producer may leave Label.Span.File empty for "the same file".
+	primFile := d.Primary.File
+	var notes []string
+	var blocks []*block
+	find := func(file string) *block {
+		for _, bl := range blocks {
+			if bl.file == file {
+				return bl
+			}
+		}
+		bl := &block{file: file, lines: map[int]string{}}
+		blocks = append(blocks, bl)
+		return bl
+	}
+	add := func(m mark) {
+		bl := find(m.sp.File)
+		if line, ok := src.Line(m.sp.File, m.sp.Line); ok {
+			bl.lines[m.sp.Line] = line
+			bl.marks = append(bl.marks, m)
+		} else if m.msg != "" {
+			// No source for this line: keep the fact, as a note.
+			if m.primary {
+				notes = append(notes, m.msg)
+			} else {
+				notes = append(notes, m.sp.String()+": "+m.msg)
+			}
+		}
+		if m.primary || !bl.arrowSet || (bl.arrowLine > 0 && m.sp.Line < bl.arrowLine) {
+			bl.arrow, bl.arrowSet = m.sp.String(), true
+			bl.arrowLine = m.sp.Line
+			if m.primary {
+				bl.arrowLine = 0 // nothing replaces the primary position
+			}
+		}
+	}
+
+	if d.Primary.Known() {
+		add(mark{sp: norm(d.Primary), msg: d.PrimaryLabel, primary: true})
+	} else {
+		if d.Primary.File != "" {
+			bl := find(d.Primary.File)
+			bl.arrow, bl.arrowSet = d.Primary.String(), true
+		}
+		if d.PrimaryLabel != "" {
+			notes = append(notes, d.PrimaryLabel)
+		}
+	}
+	for _, l := range d.Labels {
+		sp := l.Span
+		if !sp.Known() {
+			if l.Message != "" {
+				notes = append(notes, l.Message)
+			}
+			continue
+		}
+		if sp.File == "" {
+			sp.File = primFile
+		}
+		add(mark{sp: norm(sp), msg: l.Message})
+	}
+
+	width := 1
+	for _, bl := range blocks {
+		for n := range bl.lines {
+			width = max(width, len(strconv.Itoa(n)))
+		}
+	}
+	pad := strings.Repeat(" ", width)
+	bar := p.gutter(pad + " |")
+
+	for _, bl := range blocks {
+		b.WriteString(pad + p.gutter("-->") + " " + bl.arrow + "\n")
+		if len(bl.lines) == 0 {
+			continue
+		}
+		b.WriteString(bar + "\n")
+		nums := make([]int, 0, len(bl.lines))
+		for n := range bl.lines {
+			nums = append(nums, n)
+		}
+		sort.Ints(nums)
+		for _, n := range nums {
+			line := bl.lines[n]
+			b.WriteString(p.gutter(fmt.Sprintf("%*d |", width, n)))
+			if line != "" {
+				b.WriteString(" " + display(line))
+			}
+			b.WriteString("\n")
+			for _, m := range marksOn(bl.marks, n) {
+				b.WriteString(bar + " " + underline(line, m, d.Severity, p) + "\n")
+			}
+		}
+	}
+
+	lead := pad + " " + p.gutter("=") + " "
+	for _, n := range notes {
+		b.WriteString(lead + p.bold("note") + ": " + n + "\n")
+	}
+	if d.Why != "" {
+		b.WriteString(lead + p.bold("why") + ": " + d.Why + "\n")
+	}
+	for _, f := range d.Help {
+		b.WriteString(lead + p.bold("help") + ": " + helpLine(f, primFile, src) + "\n")
+	}
+}
+
+// marksOn returns the marks starting on line n, left to right, the primary
+// first where two start at the same column.
+func marksOn(ms []mark, n int) []mark {
+	var out []mark
+	for _, m := range ms {
+		if m.sp.Line == n {
+			out = append(out, m)
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].sp.Col != out[j].sp.Col {
+			return out[i].sp.Col < out[j].sp.Col
+		}
+		return out[i].primary && !out[j].primary
+	})
+	return out
+}
+
+// underline draws ^^^ or --- under the bytes [Col, EndCol) of line, clamped
+// to the line; a span past the end points just after it. A span running onto
+// later lines is underlined to the end of its first line.
+func underline(line string, m mark, sev model.Severity, p painter) string {
+	from := clamp(m.sp.Col-1, 0, len(line))
+	to := len(line)
+	if m.sp.EndLine == m.sp.Line {
+		to = clamp(m.sp.EndCol-1, from, len(line))
+	}
+	n := max(cells(line[from:to]), 1)
+	ch := "-"
+	if m.primary {
+		ch = "^"
+	}
+	s := strings.Repeat(ch, n)
+	if m.msg != "" {
+		s += " " + m.msg
+	}
+	if m.primary {
+		s = p.sev(sev, s)
+	} else {
+		s = p.gutter(s)
+	}
+	return strings.Repeat(" ", cells(line[:from])) + s
+}
+
+// cells is the number of columns text takes once display has run: one per
+// rune, four per tab.
+func cells(s string) int {
+	n := 0
+	for _, r := range s {
+		if r == '\t' {
+			n += 4
+		} else {
+			n++
+		}
+	}
+	return n
+}
+
+// display makes a source line safe to print: tabs become four spaces and
+// control characters, which could drive the terminal, become U+FFFD.
+func display(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\t':
+			b.WriteString("    ")
+		case r < 0x20 || r == 0x7f:
+			b.WriteRune('\uFFFD')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// helpLine is the fix's sentence followed, briefly, by its edits.
+func helpLine(f model.Fix, primFile string, src Sources) string {
+	var edits []string
+	for _, e := range f.Edits {
+		edits = append(edits, editLine(e, primFile, src))
+	}
+	switch {
+	case len(edits) == 0:
+		return f.Message
+	case f.Message == "":
+		return strings.Join(edits, "; ")
+	default:
+		return f.Message + " (" + strings.Join(edits, "; ") + ")"
+	}
+}
+
+func editLine(e model.Edit, primFile string, src Sources) string {
+	newText := brief(e.NewText)
+	if !e.Span.Known() {
+		return "use " + newText
+	}
+	sp := e.Span
+	if sp.File == "" {
+		sp.File = primFile
+	}
+	where := "line " + strconv.Itoa(sp.Line)
+	if sp.File != primFile {
+		where = sp.File + " " + where
+	}
+	old, ok := src.Text(norm(sp))
+	switch {
+	case !ok:
+		return where + ": replace with " + newText
+	case old == "":
+		return where + ": insert " + newText
+	case e.NewText == "":
+		return where + ": delete " + brief(old)
+	default:
+		return where + ": replace " + brief(old) + " with " + newText
+	}
+}
+
+// brief quotes s, shortened so that a help line stays one line.
+func brief(s string) string {
+	const limit = 40
+	if r := []rune(s); len(r) > limit {
+		s = string(r[:limit]) + "…"
+	}
+	return strconv.Quote(s)
+}
+
+// painter wraps text in ANSI colours when on, and passes it through when not.
+type painter struct{ on bool }
+
+func (p painter) wrap(code, s string) string {
+	if !p.on || s == "" {
+		return s
+	}
+	return "\x1b[" + code + "m" + s + "\x1b[0m"
+}
+
+func (p painter) bold(s string) string   { return p.wrap("1", s) }
+func (p painter) gutter(s string) string { return p.wrap("1;34", s) }
+
+func (p painter) sev(sev model.Severity, s string) string {
+	switch sev {
+	case model.SeverityError:
+		return p.wrap("1;31", s)
+	case model.SeverityWarning:
+		return p.wrap("1;33", s)
+	default:
+		return p.wrap("1;36", s)
+	}
+}

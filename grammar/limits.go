@@ -1,0 +1,29 @@
+// Package grammar reads rlsolve's inputs (RLinf configs, inventories, rank
+// and placement strings) into the model, keeping every value's position.
+package grammar
+
+// Limits bound what an input can make rlsolve allocate. They are checked
+// before anything proportional to a value is allocated.
+type Limits struct {
+	MaxFileBytes      int // size of one input file
+	MaxDepth          int // YAML nesting depth
+	MaxNodes          int // YAML nodes after alias expansion
+	MaxClusterNodes   int // num_nodes and inventory nodes
+	MaxRankValue      int // any single rank number
+	MaxProcesses      int // processes of one component
+	MaxTotalProcesses int // processes over all components
+	MaxStringBytes    int // one scalar
+}
+
+// DefaultLimits are generous for real clusters (RLinf's largest examples use
+// 32 nodes) and small enough that nothing a config says can exhaust memory.
+var DefaultLimits = Limits{
+	MaxFileBytes:      16 << 20,
+	MaxDepth:          64,
+	MaxNodes:          2_000_000,
+	MaxClusterNodes:   65_536,
+	MaxRankValue:      100_000_000,
+	MaxProcesses:      1 << 20,
+	MaxTotalProcesses: 4 << 20,
+	MaxStringBytes:    64 << 10,
+}

@@ -1,0 +1,44 @@
+package grammar
+
+import (
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// modelParallel reads the keys ModelParallel placement uses (semantics §5.2)
+// from a whole training config.
+func (d *doc) modelParallel(cfg *model.Config) {
+	mp := &cfg.ModelParallel
+	read := func(f *model.IntFact, def int, paths ...string) {
+		f.Value = def
+		for _, p := range paths {
+			n := d.path(p)
+			if n == nil {
+				continue
+			}
+			f.Span = d.span(n)
+			v, _, ok := d.integer(n, p)
+			if !ok {
+				return
+			}
+			if v < 1 {
+				d.errorf(model.CodeMPSizes, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", p, v)
+				return
+			}
+			f.Value, f.Set = v, true
+			return
+		}
+	}
+	read(&mp.ActorTP, 1, "actor.model.tensor_model_parallel_size")
+	read(&mp.ActorCP, 1, "actor.model.context_parallel_size")
+	read(&mp.ActorPP, 1, "actor.model.pipeline_model_parallel_size")
+	read(&mp.RolloutTP, 1, "rollout.tensor_parallel_size")
+	read(&mp.RolloutPP, 1, "rollout.pipeline_parallel_size")
+	read(&mp.InferenceTP, mp.ActorTP.Value, "inference.model.tensor_model_parallel_size", "actor_inference.model.tensor_model_parallel_size")
+	mp.Present = mp.ActorTP.Set || mp.RolloutTP.Set
+	mp.RecomputeLogprobs.Value = true
+	if n := d.path("algorithm.recompute_logprobs"); n != nil {
+		if b, v, ok := d.boolean(n, "algorithm.recompute_logprobs"); ok {
+			mp.RecomputeLogprobs = model.BoolFact{Value: b, Set: true, Span: v.span}
+		}
+	}
+}

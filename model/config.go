@@ -1,0 +1,150 @@
+package model
+
+// Config is the placement-relevant part of an RLinf training config: the
+// `cluster:` section plus the few model-parallel keys placement reads.
+type Config struct {
+	File     string
+	NumNodes int
+	// NumNodesSpan is the value's position (or the cluster key's when absent).
+	NumNodesSpan Span
+	ClusterSpan  Span
+	NodeGroups   []NodeGroup
+	Components   []ComponentEntry
+	// ComponentsSpan is the position of the component_placement key.
+	ComponentsSpan Span
+	ModelParallel  ModelParallelConfig
+	// Inventory is set when the config file carries a top-level `inventory:`.
+	Inventory *Inventory
+}
+
+// NodeGroup is one `cluster.node_groups[i]` entry after RLinf's checks.
+type NodeGroup struct {
+	Label     string
+	LabelSpan Span
+	// NodeRanks is the expanded, sorted node_ranks.
+	NodeRanks []int
+	RanksSpan Span
+	// HardwareType is "" when the YAML sets none; it is then decided from the
+	// inventory (Accelerator when a node has GPUs), as RLinf does.
+	HardwareType     string
+	HardwareTypeSpan Span
+	IgnoreHardware   bool
+	Hardware         *HardwareConfig
+	EnvConfigs       []EnvConfig
+	Span             Span
+}
+
+// HardwareConfig is a group's `hardware: {type, configs}`.
+type HardwareConfig struct {
+	Type     string
+	TypeSpan Span
+	Configs  []RobotConfig
+}
+
+// RobotConfig is one robot of a hardware config, with RLinf's defaults filled.
+type RobotConfig struct {
+	NodeRank     int
+	NodeRankSpan Span
+	// Fields holds every field of the robot type, defaults included, in the
+	// type's declared order (FieldOrder).
+	Fields     map[string]any
+	FieldOrder []string
+	Span       Span
+}
+
+// EnvConfig is one `env_configs[j]` entry of a node group.
+type EnvConfig struct {
+	NodeRanks       []int
+	RanksSpan       Span
+	EnvVars         []EnvVar
+	HasEnvVars      bool
+	Interpreter     string
+	HasInterpreter  bool
+	InterpreterSpan Span
+	Span            Span
+}
+
+// EnvVar is one `- KEY: value` of env_vars.
+type EnvVar struct {
+	Key       string
+	Value     string
+	KeySpan   Span
+	ValueSpan Span
+}
+
+// ComponentEntry is one key of component_placement: one or more component
+// names sharing one placement.
+type ComponentEntry struct {
+	Names     []string
+	KeySpan   Span
+	NameSpans []Span
+	// NodeGroups are the labels of the mapping form; empty means the default
+	// group "cluster".
+	NodeGroups     []string
+	NodeGroupSpans []Span
+	// NodeGroupSpan covers the whole node_group value.
+	NodeGroupSpan Span
+	Placement     string
+	PlacementSpan Span
+	Segments      []Segment
+}
+
+// Segment is one comma-separated part of a placement string: a contiguous
+// resource range and a contiguous process range. Every part of RLinf's
+// grammar is contiguous (a comma always starts a new part).
+type Segment struct {
+	// AllResources is true for `all`; ResStart/ResEnd are then resolved
+	// against the node groups' resource count.
+	AllResources bool
+	ResStart     int
+	ResEnd       int
+	// HasProcesses is false when the part has no ":processes"; the process
+	// range is then implicit (one process per resource, continuing on).
+	HasProcesses bool
+	ProcStart    int
+	ProcEnd      int
+	Span         Span
+	ResSpan      Span
+	ProcSpan     Span
+}
+
+// ModelParallelConfig holds the keys ModelParallel placement reads.
+type ModelParallelConfig struct {
+	// Present is true when the file has any model-parallel key, which makes
+	// model-parallel the default mode.
+	Present             bool
+	ActorTP             IntFact
+	ActorPP             IntFact
+	ActorCP             IntFact
+	RolloutTP           IntFact
+	RolloutPP           IntFact
+	InferenceTP         IntFact
+	RecomputeLogprobs   BoolFact
+	AutoScheduler       BoolFact
+	UsePreProcessPolicy BoolFact
+}
+
+// IntFact is an integer setting with its position; Set is false when the
+// key is absent and Value holds the default.
+type IntFact struct {
+	Value int
+	Set   bool
+	Span  Span
+}
+
+// BoolFact is a boolean setting with its position.
+type BoolFact struct {
+	Value bool
+	Set   bool
+	Span  Span
+}
+
+// Group returns the configured group with that label, or nil.
+func (c *Config) Group(label string) *NodeGroup {
+	for i := range c.NodeGroups {
+		if c.NodeGroups[i].Label == label {
+			return &c.NodeGroups[i]
+		}
+	}
+	return nil
+}

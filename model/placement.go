@@ -1,0 +1,89 @@
+package model
+
+// Placement is one worker: RLinf's Placement fields plus what the inventory
+// knows about its node. LocalAcceleratorRank is always an integer (D12).
+type Placement struct {
+	Rank                 int      `json:"rank"`
+	ClusterNodeRank      int      `json:"cluster_node_rank"`
+	PlacementNodeRank    int      `json:"placement_node_rank"`
+	LocalAcceleratorRank int      `json:"local_accelerator_rank"`
+	LocalRank            int      `json:"local_rank"`
+	LocalWorldSize       int      `json:"local_world_size"`
+	VisibleAccelerators  []string `json:"visible_accelerators"`
+	IsolateAccelerator   bool     `json:"isolate_accelerator"`
+	LocalHardwareRanks   []int    `json:"local_hardware_ranks"`
+	NodeGroupLabel       string   `json:"node_group_label"`
+	AcceleratorType      string   `json:"accelerator_type"`
+	// HardwareType is the group hardware type the worker was placed on
+	// (Accelerator, Franka, or "" for node placement).
+	HardwareType string `json:"-"`
+}
+
+// PlacementMode is how components share GPUs.
+type PlacementMode string
+
+const (
+	ModeNone          PlacementMode = ""
+	ModeHybrid        PlacementMode = "HYBRID"
+	ModeCollocated    PlacementMode = "COLLOCATED"
+	ModeDisaggregated PlacementMode = "DISAGGREGATED"
+	ModeAuto          PlacementMode = "AUTO"
+)
+
+// StrategyKind names the RLinf strategy class a component was placed with.
+type StrategyKind string
+
+const (
+	StrategyPacked   StrategyKind = "packed"
+	StrategyFlexible StrategyKind = "flexible"
+	StrategyNode     StrategyKind = "node"
+)
+
+// Strategy records the strategy call that produced a component's placements,
+// in the shape RLinf's conformance corpus uses.
+type Strategy struct {
+	Kind       StrategyKind
+	NodeGroups []string // nil: the default group
+	// Packed
+	Start, End, HardwarePerProcess, Stride int
+	// Flexible: one list of group hardware ranks per process
+	HardwareRanks [][]int
+	// Node: one group-relative node index per process
+	NodeRanks []int
+}
+
+// ComponentPlan is the expansion of one component.
+type ComponentPlan struct {
+	Name string
+	// Entry is the index of the component_placement entry it came from.
+	Entry int
+	// RankMapWorldSize is what RLinf's get_world_size reports (process
+	// ranks in the placement string); it can differ from len(Placements)
+	// under model-parallel placement (D9).
+	RankMapWorldSize int
+	// HardwareRanks is RLinf's get_hardware_ranks: the resource ranks of the
+	// placement string, in order.
+	HardwareRanks []int
+	NodeGroups    []string
+	Strategy      Strategy
+	Placements    []Placement
+	// Interpreters holds the python_interpreter_path per worker's group and
+	// node, when one is configured ("" otherwise); nil when none is.
+	Interpreters []string
+}
+
+// Plan is every component's placements.
+type Plan struct {
+	Mode       PlacementMode
+	Components []ComponentPlan
+}
+
+// Component returns the named component's plan, or nil.
+func (p *Plan) Component(name string) *ComponentPlan {
+	for i := range p.Components {
+		if p.Components[i].Name == name {
+			return &p.Components[i]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,71 @@
+package strategies
+
+import (
+	"sort"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// Node is RLinf's NodePlacementStrategy (semantics §4.4): one process per
+// listed node index, counted across the groups' nodes in label order.
+type Node struct {
+	NodeRanks  []int
+	NodeGroups []string
+}
+
+// Place expands the strategy. local_accelerator_rank is the integer 0, not
+// RLinf's string '0' (D12).
+func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
+	if len(ns.NodeRanks) == 0 {
+		return nil, fail(model.CodeEmptyRanks, -1, "the node_ranks list must not be empty")
+	}
+	labels := ns.NodeGroups
+	if len(labels) == 0 {
+		labels = []string{"cluster"}
+	}
+	var groups []*Group
+	owner := map[int]string{}
+	var flat []int
+	var flatGroup []*Group
+	for _, l := range labels {
+		g := c.Group(l)
+		if g == nil {
+			_, f := c.resolve([]string{l})
+			return nil, f
+		}
+		for _, n := range g.Nodes {
+			if o, ok := owner[n]; ok && len(labels) > 1 {
+				f := fail(model.CodeGroupsOverlap, -1, "node groups %q and %q both contain node %d: node placement across several groups needs disjoint node sets", o, l, n)
+				return nil, f
+			}
+			owner[n] = l
+		}
+		groups = append(groups, g)
+		flat = append(flat, g.Nodes...)
+		for range g.Nodes {
+			flatGroup = append(flatGroup, g)
+		}
+	}
+	idx := append([]int(nil), ns.NodeRanks...)
+	sort.Ints(idx)
+	out := make([]model.Placement, len(idx))
+	for i, x := range idx {
+		if x < 0 || x >= len(flat) {
+			return nil, fail(model.CodeNodeIndexRange, i, "node index %d is out of range for node groups %v (%d nodes)", x, labels, len(flat))
+		}
+		n := flat[x]
+		vis, lacc := c.allVisible[n], -1
+		if len(vis) > 0 {
+			lacc = 0
+		}
+		out[i] = model.Placement{
+			Rank: i, ClusterNodeRank: n, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
+			IsolateAccelerator: isolate, LocalHardwareRanks: []int{}, NodeGroupLabel: flatGroup[x].Label,
+			AcceleratorType: c.Nodes[n].AcceleratorType(),
+		}
+	}
+	if f := finishRuns(out, true); f != nil {
+		return nil, f
+	}
+	return out, nil
+}

@@ -1,0 +1,124 @@
+package strategies
+
+import (
+	"fmt"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// Packed is RLinf's PackedPlacementStrategy (semantics §4.2): hardware ranks
+// Start..End, HardwarePerProcess devices per process, Stride apart.
+type Packed struct {
+	Start, End         int
+	HardwarePerProcess int // 0 means 1
+	Stride             int // 0 means 1
+	NodeGroups         []string
+}
+
+func (p Packed) norm() (nhpp, stride int) {
+	nhpp, stride = p.HardwarePerProcess, p.Stride
+	if nhpp == 0 {
+		nhpp = 1
+	}
+	if stride == 0 {
+		stride = 1
+	}
+	return
+}
+
+// Check runs the constructor's assertions.
+func (p Packed) Check() *Failure {
+	nhpp, stride := p.norm()
+	switch {
+	case p.Start < 0:
+		return fail(model.CodeRankOutOfRange, -1, "the start hardware rank %d must be non-negative", p.Start)
+	case p.End < 0:
+		return fail(model.CodeRankOutOfRange, -1, "the end hardware rank %d must be non-negative", p.End)
+	case p.End < p.Start:
+		return fail(model.CodeRankReversed, -1, "the end hardware rank %d must be at least the start hardware rank %d", p.End, p.Start)
+	case nhpp < 1 || stride < 1:
+		return fail(model.CodeInvalidValue, -1, "num_hardware_per_process (%d) and stride (%d) must be at least 1", nhpp, stride)
+	}
+	if n := p.End - p.Start + 1; n%(nhpp*stride) != 0 {
+		return fail(model.CodePackedDivisible, -1, "the number of hardware %d must be divisible by num_hardware_per_process * stride (%d)", n, nhpp*stride)
+	}
+	return nil
+}
+
+// Place expands the strategy. Unlike RLinf (whose capacity check is off by
+// one, §4.2 E1), a process whose devices would run past its node is refused (D1).
+func (p Packed) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
+	if f := p.Check(); f != nil {
+		return nil, f
+	}
+	nhpp, stride := p.norm()
+	r, f := c.resolve(p.NodeGroups)
+	if f != nil {
+		return nil, f
+	}
+	if p.Start >= r.total || p.End >= r.total {
+		return nil, fail(model.CodeHardwareRange, -1, "hardware ranks [%d, %d] exceed the %d available across node groups %v", p.Start, p.End, r.total, r.labels())
+	}
+	if !r.typed {
+		return nil, fail(model.CodeNeedsHardware, -1, "packed placement needs hardware, but a selected node group (%v) has none", r.labels())
+	}
+	used := make([]bool, r.total)
+	out := make([]model.Placement, 0, (p.End-p.Start+1)/nhpp)
+	for cur := p.Start; cur <= p.End; {
+		w := r.locate(cur)
+		t := w.group.HardwareType
+		count := c.count(w.node, t)
+		if last := w.local + (nhpp-1)*stride; last >= count {
+			f := fail(model.CodeSpansNodes, len(out),
+				"worker %d would need %s %s on node %d, but the node has %d (%s): one process cannot span nodes",
+				len(out), deviceList(w.local, nhpp, stride), plural(t), w.node, count, countRange(count))
+			f.Why = "RLinf's own check is off by one here and would hand out a device index the node does not have (D1)."
+			return nil, f
+		}
+		local := make([]int, nhpp)
+		for k := range local {
+			local[k] = w.local + k*stride
+			used[cur+k*stride] = true
+		}
+		vis, lacc := c.visibleFor(w.node, t, local, isolate)
+		out = append(out, model.Placement{
+			Rank: len(out), ClusterNodeRank: w.node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
+			IsolateAccelerator: isolate, LocalHardwareRanks: local, NodeGroupLabel: w.group.Label,
+			AcceleratorType: c.Nodes[w.node].AcceleratorType(), HardwareType: t,
+		})
+		for cur <= p.End && used[cur] {
+			cur++
+		}
+	}
+	// Packed has no "sorted by node" check in RLinf.
+	finishRuns(out, false)
+	return out, nil
+}
+
+func deviceList(first, n, stride int) string {
+	s := ""
+	for k := 0; k < n; k++ {
+		if k > 0 {
+			s += ","
+		}
+		s += fmt.Sprint(first + k*stride)
+	}
+	return s
+}
+
+func countRange(n int) string {
+	switch n {
+	case 0:
+		return "none"
+	case 1:
+		return "index 0"
+	}
+	return fmt.Sprintf("indices 0-%d", n-1)
+}
+
+func plural(t string) string {
+	if t == model.HardwareAccelerator {
+		return "GPUs"
+	}
+	return t + " robots"
+}

@@ -311,13 +311,18 @@ func editLine(e model.Edit, primFile string, src Sources) string {
 	}
 }
 
-// brief quotes s, shortened so that a help line stays one line.
+// brief shows s as code (backticks, as in the messages), shortened so that a
+// help line stays one line; text with a backtick or control characters is
+// quoted Go-style instead.
 func brief(s string) string {
 	const limit = 40
 	if r := []rune(s); len(r) > limit {
 		s = string(r[:limit]) + "…"
 	}
-	return strconv.Quote(s)
+	if strings.ContainsAny(s, "`\n\r\t") {
+		return strconv.Quote(s)
+	}
+	return "`" + s + "`"
 }
 
 // painter wraps text in ANSI colours when on, and passes it through when not.

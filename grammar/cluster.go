@@ -165,6 +165,7 @@ func (d *doc) nodeGroups(cfg *model.Config, n *yaml.Node, numOK bool) {
 	for i, item := range n.Content {
 		g, ok := d.nodeGroup(cfg, i, item, numOK)
 		if !ok {
+			cfg.MarkBroken("group:" + g.Label)
 			continue
 		}
 		if first, dup := labels[g.Label]; dup {

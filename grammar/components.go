@@ -37,6 +37,10 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 			ce.Names = append(ce.Names, nm.Text)
 			ce.NameSpans = append(ce.NameSpans, sp)
 		}
+		// Until the entry is read in full, its names count as broken.
+		for _, nm := range ce.Names {
+			cfg.MarkBroken("component:" + nm)
+		}
 		v := deref(e.v)
 		placement := v
 		switch v.Kind {
@@ -65,6 +69,9 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 		ce.Segments, ok = d.segments(pv)
 		if !ok || len(ce.Names) == 0 {
 			continue
+		}
+		for _, nm := range ce.Names {
+			delete(cfg.Broken, "component:"+nm)
 		}
 		cfg.Components = append(cfg.Components, ce)
 	}

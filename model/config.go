@@ -15,6 +15,18 @@ type Config struct {
 	ModelParallel  ModelParallelConfig
 	// Inventory is set when the config file carries a top-level `inventory:`.
 	Inventory *Inventory
+	// Broken names the node-group labels and components whose entries had
+	// errors: later stages skip what refers to them instead of reporting
+	// follow-on errors.
+	Broken map[string]bool
+}
+
+// MarkBroken records that the entry named name could not be read.
+func (c *Config) MarkBroken(name string) {
+	if c.Broken == nil {
+		c.Broken = map[string]bool{}
+	}
+	c.Broken[name] = true
 }
 
 // NodeGroup is one `cluster.node_groups[i]` entry after RLinf's checks.

@@ -82,6 +82,11 @@ func equalInts(a, b []int) bool {
 func (pl *planner) modelParallel(plan *model.Plan, maps []*rankMap) model.PlacementMode {
 	v := mpView{pl: pl, plan: plan}
 	mp := &pl.cfg.ModelParallel
+	for _, name := range mpComponents {
+		if pl.cfg.Broken["component:"+name] {
+			return model.ModeNone // its own error is reported; the mode cannot be judged
+		}
+	}
 	for _, name := range []string{"actor", "rollout", "reward"} {
 		if v.get(name) == nil {
 			d := pl.errAt(model.CodeMPMissing, pl.cfg.ComponentsSpan, "", "model-parallel placement needs a `%s` component in component_placement", name)

@@ -50,6 +50,11 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 		rm.labels = []string{"cluster"}
 	}
 	what := strings.Join(e.Names, ",")
+	for _, l := range rm.labels {
+		if pl.cfg.Broken["group:"+l] {
+			return nil // the group's own error is reported already
+		}
+	}
 	// Resolve labels one by one so each missing one is reported at its span.
 	ok := true
 	for j, l := range rm.labels {

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/spf13/cobra"
+	"go.yaml.in/yaml/v3"
+)
+
+func newPlan() *cobra.Command {
+	var in inputFlags
+	var output, component string
+	var rank int
+	c := &cobra.Command{
+		Use:   "plan FILE",
+		Short: "Show where every worker lands: node, GPUs, ranks, environment",
+		Long: `plan expands a valid config into one record per worker, with RLinf's placement
+fields, the host and address the inventory knows, and the exact environment
+the worker gets. A table by default; --output json is a versioned document for
+scripts; --output env prints 'export K=V' lines for one worker.`,
+		Example: `  rlsolve plan train.yaml
+  rlsolve plan train.yaml --inventory cluster.yaml --output json | jq '.components.actor.placements[0]'
+  rlsolve plan train.yaml --output env --component rollout --rank 3`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, err := in.strategyMode(); err != nil {
+				return err
+			}
+			inv, invDiags, ok := in.loadInventory()
+			if !ok {
+				o := &outcome{file: in.inventory, diags: invDiags}
+				diag.Text(os.Stderr, o.diags, diag.DiskSources(), useColor())
+				return exitFor([]*outcome{o}, in.strict)
+			}
+			o := in.analyze(args[0], inv)
+			diag.Text(os.Stderr, o.diags, diag.DiskSources(), useColor())
+			if o.failed(in.strict) || o.result == nil || o.result.Plan == nil {
+				diag.Summary(os.Stderr, o.diags, o.file)
+				return exitFor([]*outcome{o}, in.strict)
+			}
+			doc := o.result.NewDocument(o.inv, diag.JSON(o.diags))
+			switch output {
+			case "table", "text":
+				o.result.WriteTable(os.Stdout)
+			case "json":
+				enc := json.NewEncoder(os.Stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(doc)
+			case "yaml":
+				b, _ := json.Marshal(doc)
+				var v any
+				_ = json.Unmarshal(b, &v)
+				out, err := yaml.Marshal(v)
+				if err != nil {
+					return err
+				}
+				_, err = os.Stdout.Write(out)
+				return err
+			case "env":
+				comp, ok := doc.Components[component]
+				if !ok {
+					return usageErrorf("--output env needs --component NAME (one of %v)", doc.Order)
+				}
+				if rank < 0 || rank >= len(comp.Placements) {
+					return usageErrorf("--rank must be between 0 and %d for %s", len(comp.Placements)-1, component)
+				}
+				env := comp.Placements[rank].Env
+				keys := make([]string, 0, len(env))
+				for k := range env {
+					keys = append(keys, k)
+				}
+				sort.Strings(keys)
+				for _, k := range keys {
+					fmt.Printf("export %s=%s\n", k, shellQuote(env[k]))
+				}
+			default:
+				return usageErrorf("--output must be table, json, yaml or env, not %q", output)
+			}
+			return nil
+		},
+	}
+	in.register(c)
+	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, yaml or env")
+	c.Flags().StringVar(&component, "component", "", "with --output env: the component")
+	c.Flags().IntVar(&rank, "rank", 0, "with --output env: the worker rank")
+	return c
+}
+
+// shellQuote quotes a value for a POSIX shell when it needs quoting.
+func shellQuote(s string) string {
+	safe := s != ""
+	for _, r := range s {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ',' || r == '.' || r == '_' || r == '-' || r == '/' || r == ':') {
+			safe = false
+			break
+		}
+	}
+	if safe {
+		return s
+	}
+	out := "'"
+	for _, r := range s {
+		if r == '\'' {
+			out += `'\''`
+		} else {
+			out += string(r)
+		}
+	}
+	return out + "'"
+}

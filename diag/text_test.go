@@ -150,7 +150,7 @@ func TestTextFrame(t *testing.T) {
 		`12 |             - NCCL_SOCKET_IFNAME: "ib0"`,
 		`   |                                   ^^^^^ ...and this sets it to "ib0"`,
 		"   = why: RLinf allows each env var key once per node group, whatever nodes the env_configs cover",
-		`   = help: make the ranges disjoint (line 10: replace `+"`3-7` with `4-7`"+`)`,
+		`   = help: make the ranges disjoint (line 10: replace ` + "`3-7` with `4-7`" + `)`,
 		"   = help: or move node 3 to its own node group",
 		"",
 		"",

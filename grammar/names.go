@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"strings"
+	"unicode"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -71,8 +72,11 @@ func ParseNames(s string) []Name {
 	return out
 }
 
+// stripped strips like Python's str.strip() (Unicode whitespace), keeping
+// the offsets of what remains.
 func stripped(text string, off int) Name {
-	lead := len(text) - len(strings.TrimLeft(text, " \t\r\n"))
-	t := strings.TrimSpace(text)
+	left := strings.TrimLeftFunc(text, unicode.IsSpace)
+	lead := len(text) - len(left)
+	t := strings.TrimRightFunc(left, unicode.IsSpace)
 	return Name{Text: t, Off: off + lead, EndOff: off + lead + len(t)}
 }

@@ -1,0 +1,45 @@
+package proptest
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/strategies"
+	"github.com/rlsolve/rlsolve/topology"
+)
+
+// FuzzCheck runs the whole check pipeline (YAML, grammar, strategies,
+// environments) on arbitrary files: it must never panic, and a plan it
+// returns must have no errors.
+func FuzzCheck(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.yaml"))
+	for _, s := range seeds {
+		if data, err := os.ReadFile(s); err == nil {
+			f.Add(data)
+		}
+	}
+	f.Add([]byte("cluster:\n  num_nodes: 2\n  component_placement:\n    actor: 0-7\n    agent: {node_group: node, placement: \"0-1:0-3\"}\n"))
+	f.Add([]byte("num_nodes: 1\ncomponent_placement:\n  actor,rollout,reward: all\nactor: {model: {tensor_model_parallel_size: 4}}\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		lim := grammar.DefaultLimits
+		lim.MaxClusterNodes = 64
+		cfg, _ := grammar.LoadConfig("fuzz.yaml", data, lim)
+		if cfg == nil || cfg.NumNodes <= 0 {
+			return
+		}
+		res := strategies.PlanConfig(cfg, topology.Uniform(cfg.NumNodes, 4, "fuzz"), strategies.Options{MaxProcesses: 4096, MaxTotalProcesses: 8192})
+		if res.Plan != nil {
+			if res.Diagnostics.HasErrors() {
+				t.Fatal("a plan came back with errors")
+			}
+			for i := range res.Plan.Components {
+				cp := &res.Plan.Components[i]
+				for j := range cp.Placements {
+					_ = res.Cluster.Env(cp, j)
+				}
+			}
+		}
+	})
+}

@@ -1,0 +1,75 @@
+package topology
+
+import (
+	"fmt"
+	"net/netip"
+	"sort"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// Order ranks discovered nodes that carry no explicit rank (decision D13):
+// IPv4 addresses numerically, else by host name, else by the address's
+// characters. It returns the nodes with Rank set, and a warning when RLinf's
+// own order (accelerator type groups in discovery order, IPs compared as
+// strings) would number them differently; the head node, which RLinf moves
+// to the front, is not known here.
+func Order(nodes []model.Node) ([]model.Node, string) {
+	out := append([]model.Node(nil), nodes...)
+	sort.SliceStable(out, func(i, j int) bool { return lessNode(&out[i], &out[j]) })
+	for i := range out {
+		out[i].Rank = i
+	}
+	rl := rlinfOrder(nodes)
+	for i := range out {
+		if out[i].IP != rl[i].IP || out[i].Hostname != rl[i].Hostname {
+			return out, fmt.Sprintf("RLinf would order these nodes differently (it compares IPs as strings and groups by accelerator type): rank %d is %s here but %s in RLinf; set RLINF_NODE_RANK on each node to make the order explicit",
+				i, nodeName(&out[i]), nodeName(&rl[i]))
+		}
+	}
+	return out, ""
+}
+
+func nodeName(n *model.Node) string {
+	if n.IP != "" {
+		return n.IP
+	}
+	return n.Hostname
+}
+
+func lessNode(a, b *model.Node) bool {
+	ia, ea := netip.ParseAddr(a.IP)
+	ib, eb := netip.ParseAddr(b.IP)
+	switch {
+	case ea == nil && eb == nil && ia.Is4() && ib.Is4():
+		return ia.Less(ib)
+	case ea == nil && ia.Is4() && !(eb == nil && ib.Is4()):
+		return true // numeric addresses first
+	case eb == nil && ib.Is4() && !(ea == nil && ia.Is4()):
+		return false
+	case a.Hostname != b.Hostname:
+		return a.Hostname < b.Hostname
+	}
+	return a.IP < b.IP
+}
+
+// rlinfOrder reproduces RLinf's _sort_nodes without RLINF_NODE_RANK
+// (semantics §6.1), minus the head-node move.
+func rlinfOrder(nodes []model.Node) []model.Node {
+	var types []string
+	byType := map[string][]model.Node{}
+	for _, n := range nodes {
+		t := n.AcceleratorType()
+		if _, ok := byType[t]; !ok {
+			types = append(types, t)
+		}
+		byType[t] = append(byType[t], n)
+	}
+	var out []model.Node
+	for _, t := range types {
+		g := byType[t]
+		sort.SliceStable(g, func(i, j int) bool { return g[i].IP < g[j].IP })
+		out = append(out, g...)
+	}
+	return out
+}

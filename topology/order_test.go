@@ -1,0 +1,73 @@
+package topology
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+func ipNodes(ips ...string) []model.Node {
+	var ns []model.Node
+	for _, ip := range ips {
+		ns = append(ns, model.Node{IP: ip, AccelCount: 8})
+	}
+	return ns
+}
+
+// D13: numeric IPv4 order, with a warning where RLinf's string order differs.
+func TestOrderNumericIPs(t *testing.T) {
+	got, warn := Order(ipNodes("10.0.0.10", "10.0.0.2", "10.0.0.1"))
+	want := []string{"10.0.0.1", "10.0.0.2", "10.0.0.10"}
+	for i, n := range got {
+		if n.IP != want[i] || n.Rank != i {
+			t.Fatalf("rank %d: got %s (rank %d), want %s", i, n.IP, n.Rank, want[i])
+		}
+	}
+	// RLinf compares strings: "10.0.0.10" < "10.0.0.2".
+	if !strings.Contains(warn, "rank 1 is 10.0.0.2 here but 10.0.0.10 in RLinf") {
+		t.Errorf("warning = %q", warn)
+	}
+}
+
+func TestOrderAgreesWithRLinf(t *testing.T) {
+	if _, warn := Order(ipNodes("10.0.0.3", "10.0.0.1", "10.0.0.2")); warn != "" {
+		t.Errorf("unexpected warning %q", warn)
+	}
+}
+
+func TestOrderHostnamesAfterIPs(t *testing.T) {
+	ns := []model.Node{{Hostname: "b"}, {Hostname: "a"}, {IP: "192.168.0.5"}}
+	got, _ := Order(ns)
+	if got[0].IP != "192.168.0.5" || got[1].Hostname != "a" || got[2].Hostname != "b" {
+		t.Errorf("order = %+v", got)
+	}
+}
+
+// RLinf groups nodes by accelerator type before sorting (§6.1): a CPU node
+// with a lower IP comes after the GPU nodes there, first here.
+func TestOrderTypeGroupsWarn(t *testing.T) {
+	ns := []model.Node{{IP: "10.0.0.5", AccelCount: 8}, {IP: "10.0.0.3"}, {IP: "10.0.0.4", AccelCount: 8}}
+	got, warn := Order(ns)
+	if got[0].IP != "10.0.0.3" || warn == "" {
+		t.Errorf("order %v, warning %q", got, warn)
+	}
+}
+
+func TestChoosePrecedence(t *testing.T) {
+	file := Uniform(2, 4, "file")
+	inCfg := Uniform(2, 2, "config")
+	if inv, _ := Choose(Choice{File: file, InConfig: inCfg, GPUsPerNode: 1}, 2); inv != file {
+		t.Error("--inventory must win")
+	}
+	if inv, _ := Choose(Choice{InConfig: inCfg, GPUsPerNode: 1}, 2); inv != inCfg {
+		t.Error("the config's inventory must win over --gpus-per-node")
+	}
+	if inv, note := Choose(Choice{GPUsPerNode: 0}, 3); len(inv.Nodes) != 3 || inv.Nodes[0].AccelCount != 0 || note != "" {
+		t.Error("--gpus-per-node 0 is a CPU-only cluster")
+	}
+	inv, note := Choose(Choice{GPUsPerNode: -1}, 2)
+	if !inv.Assumed || inv.Nodes[1].AccelCount != DefaultGPUsPerNode || !strings.Contains(note, "assuming 2 node(s) with 8") {
+		t.Errorf("default: %+v %q", inv, note)
+	}
+}

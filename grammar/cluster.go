@@ -264,11 +264,15 @@ func (d *doc) nodeGroup(cfg *model.Config, i int, item *yaml.Node, numOK bool) (
 // fields checks a mapping's keys against RLinf's dataclass fields.
 func (d *doc) fields(es []entry, valid, required []string, at model.Span, what string) bool {
 	ok := true
+	// A misspelt required key is one mistake: report it as the unknown
+	// field (with its fix), not also as a missing one.
+	meant := map[string]bool{}
 	for _, e := range es {
 		if !contains(valid, e.key) {
 			diag := d.errorf(model.CodeUnknownField, d.keySpan(e.k), "unknown field", "unknown field `%s` in %s (valid: %s)", e.key, what, strings.Join(valid, ", "))
 			if s := fuzzy.Nearest(e.key, valid); s != "" {
 				diag.Help = []model.Fix{{Message: fmt.Sprintf("did you mean `%s`?", s), Edits: []model.Edit{{Span: d.keySpan(e.k), NewText: s}}}}
+				meant[s] = true
 			}
 			diag.Why = "RLinf rejects unknown fields here."
 			ok = false
@@ -276,7 +280,7 @@ func (d *doc) fields(es []entry, valid, required []string, at model.Span, what s
 	}
 	var missing []string
 	for _, r := range required {
-		if _, has := lookup(es, r); !has {
+		if _, has := lookup(es, r); !has && !meant[r] {
 			missing = append(missing, r)
 		}
 	}

@@ -62,12 +62,15 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 		}
 		pv, ok := d.str(placement, "placement")
 		ce.PlacementSpan = pv.span
-		if !ok {
-			continue
+		if ok {
+			ce.Placement = pv.py.str
+			ce.Segments, ok = d.segments(pv)
 		}
-		ce.Placement = pv.py.str
-		ce.Segments, ok = d.segments(pv)
 		if !ok || len(ce.Names) == 0 {
+			if len(ce.NodeGroups) > 0 && len(ce.Names) > 0 {
+				ce.Invalid = true
+				cfg.Components = append(cfg.Components, ce)
+			}
 			continue
 		}
 		for _, nm := range ce.Names {

@@ -90,7 +90,7 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]model.Node, bool) {
 		return nil, false
 	}
 	es := d.mapping(item)
-	if !d.fields(es, inventoryNodeKeys, nil, sp, "inventory node") {
+	if !d.fields(es, inventoryNodeKeys, []string{"accelerators"}, sp, "inventory node (use `accelerators: 0` for a CPU-only node)") {
 		return nil, false
 	}
 	ranks := []int{next}

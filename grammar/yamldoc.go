@@ -171,6 +171,14 @@ func (d *doc) span(n *yaml.Node) model.Span {
 		return model.Span{File: d.file}
 	}
 	s := model.Span{File: d.file, Line: n.Line, Col: n.Column, EndLine: n.Line, EndCol: n.Column + 1}
+	if n.Kind == yaml.MappingNode && len(n.Content) > 0 && n.Style&yaml.FlowStyle == 0 {
+		// A block mapping is shown by its first key, so that an underline
+		// does not sit alone on a list item's dash.
+		return d.span(n.Content[0])
+	}
+	if n.Kind == yaml.SequenceNode && n.Style&yaml.FlowStyle != 0 && len(n.Content) > 0 {
+		return d.flowSpan(n, s)
+	}
 	if n.Kind != yaml.ScalarNode || n.Line > len(d.lines) {
 		return s
 	}
@@ -189,6 +197,23 @@ func (d *doc) span(n *yaml.Node) model.Span {
 		s.EndCol = s.Col + len(v)
 		if len(v) == 0 {
 			s.EndCol = s.Col + 1
+		}
+	}
+	return s
+}
+
+// flowSpan covers a one-line flow sequence from '[' to its ']', so that an
+// edit can replace the whole list.
+func (d *doc) flowSpan(n *yaml.Node, s model.Span) model.Span {
+	last := d.span(n.Content[len(n.Content)-1])
+	if last.Line != n.Line || n.Line > len(d.lines) {
+		return s
+	}
+	line := d.lines[n.Line-1]
+	for i := last.EndCol - 1; i >= 0 && i < len(line); i++ {
+		if line[i] == ']' {
+			s.EndCol = i + 2
+			return s
 		}
 	}
 	return s

@@ -99,6 +99,9 @@ type ComponentEntry struct {
 	Placement     string
 	PlacementSpan Span
 	Segments      []Segment
+	// Invalid is true when the placement itself could not be read; the
+	// entry is kept so that its node_group is still checked.
+	Invalid bool
 }
 
 // Segment is one comma-separated part of a placement string: a contiguous

@@ -23,10 +23,10 @@ func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 	if len(labels) == 0 {
 		labels = []string{"cluster"}
 	}
-	var groups []*Group
+	var groups []*model.Group
 	owner := map[int]string{}
 	var flat []int
-	var flatGroup []*Group
+	var flatGroup []*model.Group
 	for _, l := range labels {
 		g := c.Group(l)
 		if g == nil {
@@ -54,7 +54,7 @@ func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 			return nil, fail(model.CodeNodeIndexRange, i, "node index %d is out of range for node groups %v (%d nodes)", x, labels, len(flat))
 		}
 		n := flat[x]
-		vis, lacc := c.allVisible[n], -1
+		vis, lacc := c.AllVisible(n), -1
 		if len(vis) > 0 {
 			lacc = 0
 		}

@@ -56,35 +56,35 @@ func (p Packed) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 	if f != nil {
 		return nil, f
 	}
-	if p.Start >= r.total || p.End >= r.total {
-		return nil, fail(model.CodeHardwareRange, -1, "hardware ranks [%d, %d] exceed the %d available across node groups %v", p.Start, p.End, r.total, r.labels())
+	if p.Start >= r.Total || p.End >= r.Total {
+		return nil, fail(model.CodeHardwareRange, -1, "hardware ranks [%d, %d] exceed the %d available across node groups %v", p.Start, p.End, r.Total, r.Labels())
 	}
-	if !r.typed {
-		return nil, fail(model.CodeNeedsHardware, -1, "packed placement needs hardware, but a selected node group (%v) has none", r.labels())
+	if !r.Typed {
+		return nil, fail(model.CodeNeedsHardware, -1, "packed placement needs hardware, but a selected node group (%v) has none", r.Labels())
 	}
-	used := make([]bool, r.total)
+	used := make([]bool, r.Total)
 	out := make([]model.Placement, 0, (p.End-p.Start+1)/nhpp)
 	for cur := p.Start; cur <= p.End; {
-		w := r.locate(cur)
-		t := w.group.HardwareType
-		count := c.count(w.node, t)
-		if last := w.local + (nhpp-1)*stride; last >= count {
+		w := r.Locate(cur)
+		t := w.Group.HardwareType
+		count := c.Count(w.Node, t)
+		if last := w.Local + (nhpp-1)*stride; last >= count {
 			f := fail(model.CodeSpansNodes, len(out),
 				"worker %d would need %s %s on node %d, but the node has %d (%s): one process cannot span nodes",
-				len(out), deviceList(w.local, nhpp, stride), plural(t), w.node, count, countRange(count))
+				len(out), deviceList(w.Local, nhpp, stride), model.HardwareUnit(t), w.Node, count, countRange(count))
 			f.Why = "RLinf's own check is off by one here and would hand out a device index the node does not have (D1)."
 			return nil, f
 		}
 		local := make([]int, nhpp)
 		for k := range local {
-			local[k] = w.local + k*stride
+			local[k] = w.Local + k*stride
 			used[cur+k*stride] = true
 		}
-		vis, lacc := c.visibleFor(w.node, t, local, isolate)
+		vis, lacc := c.visibleFor(w.Node, t, local, isolate)
 		out = append(out, model.Placement{
-			Rank: len(out), ClusterNodeRank: w.node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
-			IsolateAccelerator: isolate, LocalHardwareRanks: local, NodeGroupLabel: w.group.Label,
-			AcceleratorType: c.Nodes[w.node].AcceleratorType(), HardwareType: t,
+			Rank: len(out), ClusterNodeRank: w.Node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
+			IsolateAccelerator: isolate, LocalHardwareRanks: local, NodeGroupLabel: w.Group.Label,
+			AcceleratorType: c.Nodes[w.Node].AcceleratorType(), HardwareType: t,
 		})
 		for cur <= p.End && used[cur] {
 			cur++
@@ -114,11 +114,4 @@ func countRange(n int) string {
 		return "index 0"
 	}
 	return fmt.Sprintf("indices 0-%d", n-1)
-}
-
-func plural(t string) string {
-	if t == model.HardwareAccelerator {
-		return "GPUs"
-	}
-	return t + " robots"
 }

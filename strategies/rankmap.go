@@ -14,7 +14,7 @@ import (
 type rankMap struct {
 	entry  *model.ComponentEntry
 	labels []string
-	res    *resolver
+	res    *model.Resolver
 	segs   []segRange
 	// procRes[i] is process i's resource range [start, start+n).
 	procStart []int
@@ -28,20 +28,6 @@ type segRange struct {
 	rs, re, ps, pe int
 	seg            *model.Segment
 	firstProc      int // index of its first process in worker order
-}
-
-// unit names a group's resources for messages.
-func (r *resolver) unit() string {
-	if !r.typed {
-		return "nodes"
-	}
-	t := r.groups[0].HardwareType
-	for _, g := range r.groups {
-		if g.HardwareType != t {
-			return "resources"
-		}
-	}
-	return plural(t)
 }
 
 func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
@@ -77,14 +63,14 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 			ok = false
 		}
 	}
-	if !ok {
+	if !ok || e.Invalid {
 		return nil
 	}
 	r, _ := pl.c.resolve(rm.labels)
 	rm.res = r
-	if !r.typed && len(r.groups) > 1 {
+	if !r.Typed && len(r.Groups) > 1 {
 		var typed, untyped []string
-		for _, g := range r.groups {
+		for _, g := range r.Groups {
 			if g.HardwareType == "" {
 				untyped = append(untyped, g.Label)
 			} else {
@@ -99,8 +85,8 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 			return nil
 		}
 	}
-	total := r.total
-	unit := r.unit()
+	total := r.Total
+	unit := r.Unit()
 	lastRes, lastProc := -1, -1
 	var resStarts []int
 	procCount := 0
@@ -118,7 +104,7 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 		for _, x := range []int{rs, re} {
 			if x > total-1 {
 				d := pl.errAt(model.CodeRankOutOfRange, s.ResSpan, fmt.Sprintf("%d is past the last rank %d", x, total-1),
-					"%s: resource rank %d is outside the %d %s (0-%d) of node group(s) %s", what, x, total, unit, total-1, strings.Join(rm.labels, ","))
+					"%s: resource rank %d is outside the %s of node group(s) %s", what, x, countText(total, unit), strings.Join(rm.labels, ","))
 				if rs <= total-1 {
 					fix := fmt.Sprintf("%d-%d", rs, total-1)
 					if rs == total-1 {
@@ -208,7 +194,7 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 			}
 		}
 	}
-	if !r.typed {
+	if !r.Typed {
 		for i, n := range rm.procN {
 			if n != 1 {
 				sg := rm.segOf(i)
@@ -243,11 +229,19 @@ func (rm *rankMap) segOf(i int) segRange {
 	return rm.segs[j]
 }
 
-func (pl *planner) noHardwareHelp(r *resolver) []model.Fix {
-	for _, g := range r.groups {
+func (pl *planner) noHardwareHelp(r *model.Resolver) []model.Fix {
+	for _, g := range r.Groups {
 		if g.HardwareType != "" && g.HardwareType != model.HardwareAccelerator {
 			return []model.Fix{{Message: fmt.Sprintf("declare the robots: add `hardware: {%s: N}` to the inventory node, or list them in the group's hardware.configs", g.HardwareType)}}
 		}
 	}
 	return []model.Fix{{Message: "check the inventory: these nodes have no GPUs (use --inventory or --gpus-per-node)"}}
+}
+
+// countText is "the 8 GPUs (0-7)", or "the only node (0)" for one.
+func countText(n int, unit string) string {
+	if n == 1 {
+		return fmt.Sprintf("only %s (rank 0)", strings.TrimSuffix(unit, "s"))
+	}
+	return fmt.Sprintf("%d %s (0-%d)", n, unit, n-1)
 }

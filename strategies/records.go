@@ -18,9 +18,9 @@ func (c *Cluster) visibleFor(node int, hwType string, localHW []int, isolate boo
 		return vis, localHW[0]
 	}
 	if c.Nodes[node].AccelCount == 0 {
-		return c.allVisible[node], -1
+		return c.AllVisible(node), -1
 	}
-	return c.allVisible[node], 0
+	return c.AllVisible(node), 0
 }
 
 // finishRuns fills placement_node_rank, local_rank and local_world_size from

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 
 	"github.com/rlsolve/rlsolve/diag"
@@ -28,10 +29,15 @@ on stdout instead.`,
 			if _, err := in.strategyMode(); err != nil {
 				return err
 			}
-			inv, invDiags, ok := in.loadInventory()
+			switch output {
+			case "text", "short", "json", "sarif":
+			default:
+				return usageErrorf("--output must be text, short, json or sarif, not %q", output)
+			}
+			inv, bad := in.loadInventory()
 			var outs []*outcome
-			if !ok {
-				outs = append(outs, &outcome{file: in.inventory, diags: invDiags, ioErr: invDiags.Count(model.SeverityError) > 0 && invDiags[0].Code == model.CodeFileRead})
+			if bad != nil {
+				outs = append(outs, bad)
 			} else {
 				for _, f := range args {
 					outs = append(outs, in.analyze(f, inv))
@@ -59,6 +65,7 @@ func printCheck(outs []*outcome, output string, strict bool) error {
 		for _, o := range outs {
 			diag.Text(os.Stderr, o.diags, src, useColor())
 			diag.Summary(os.Stderr, o.diags, o.file)
+			strictNote(o, strict)
 		}
 	case "short":
 		diag.Short(os.Stderr, all)
@@ -72,8 +79,13 @@ func printCheck(outs []*outcome, output string, strict bool) error {
 		return enc.Encode(diag.CheckEnvelope(valid, all))
 	case "sarif":
 		return diag.SARIF(os.Stdout, all, version())
-	default:
-		return usageErrorf("--output must be text, short, json or sarif, not %q", output)
 	}
 	return nil
+}
+
+// strictNote says why a file with only warnings failed.
+func strictNote(o *outcome, strict bool) {
+	if strict && !o.diags.HasErrors() && o.diags.Count(model.SeverityWarning) > 0 {
+		fmt.Fprintf(os.Stderr, "%s: failed because --strict treats warnings as errors\n", o.file)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strconv"
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
@@ -22,7 +23,8 @@ type inputFlags struct {
 
 func (f *inputFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes")
-	c.Flags().IntVar(&f.gpusPerNode, "gpus-per-node", -1, "assume `N` identical NVIDIA GPUs per node (0 for CPU-only)")
+	f.gpusPerNode = -1
+	c.Flags().Var((*optionalInt)(&f.gpusPerNode), "gpus-per-node", "assume `N` identical NVIDIA GPUs per node (0 for CPU-only)")
 	c.Flags().StringVar(&f.mode, "mode", "", "placement mode: hybrid or model-parallel (default: model-parallel when the config sets TP sizes)")
 	c.Flags().BoolVar(&f.strict, "strict", false, "treat warnings as errors")
 }
@@ -76,18 +78,44 @@ func errText(err error) string {
 	return err.Error()
 }
 
-// loadInventoryFlag reads --inventory once for all files.
-func (f *inputFlags) loadInventory() (*model.Inventory, model.Diagnostics, bool) {
+// loadInventory reads --inventory once for all files. When it fails, the
+// outcome describes why (an I/O failure exits 2, a bad inventory 1).
+func (f *inputFlags) loadInventory() (*model.Inventory, *outcome) {
 	if f.inventory == "" {
-		return nil, nil, true
+		return nil, nil
 	}
 	data, d := readInput(f.inventory)
 	if d != nil {
-		return nil, model.Diagnostics{*d}, false
+		return nil, &outcome{file: f.inventory, diags: model.Diagnostics{*d}, ioErr: true}
 	}
 	inv, ds := grammar.LoadInventory(f.inventory, data, grammar.DefaultLimits)
-	return inv, ds, inv != nil && !ds.HasErrors()
+	if inv == nil || ds.HasErrors() {
+		return nil, &outcome{file: f.inventory, diags: ds}
+	}
+	return inv, nil
 }
+
+// optionalInt is an int flag whose unset value (-1) is not shown as a
+// default in --help.
+type optionalInt int
+
+func (o *optionalInt) String() string {
+	if *o < 0 {
+		return ""
+	}
+	return strconv.Itoa(int(*o))
+}
+
+func (o *optionalInt) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n > 1024 {
+		return fmt.Errorf("must be a whole number from 0 to 1024")
+	}
+	*o = optionalInt(n)
+	return nil
+}
+
+func (o *optionalInt) Type() string { return "int" }
 
 // analyze runs the whole pipeline on one config file.
 func (f *inputFlags) analyze(file string, invFile *model.Inventory) *outcome {

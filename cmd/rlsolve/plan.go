@@ -30,16 +30,26 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 			if _, err := in.strategyMode(); err != nil {
 				return err
 			}
-			inv, invDiags, ok := in.loadInventory()
-			if !ok {
-				o := &outcome{file: in.inventory, diags: invDiags}
-				diag.Text(os.Stderr, o.diags, diag.DiskSources(), useColor())
-				return exitFor([]*outcome{o}, in.strict)
+			switch output {
+			case "table", "text", "json", "yaml":
+			case "env":
+				if component == "" {
+					return usageErrorf("--output env needs --component NAME and --rank R")
+				}
+			default:
+				return usageErrorf("--output must be table, json, yaml or env, not %q", output)
+			}
+			inv, bad := in.loadInventory()
+			if bad != nil {
+				diag.Text(os.Stderr, bad.diags, diag.DiskSources(), useColor())
+				diag.Summary(os.Stderr, bad.diags, bad.file)
+				return exitFor([]*outcome{bad}, in.strict)
 			}
 			o := in.analyze(args[0], inv)
 			diag.Text(os.Stderr, o.diags, diag.DiskSources(), useColor())
 			if o.failed(in.strict) || o.result == nil || o.result.Plan == nil {
 				diag.Summary(os.Stderr, o.diags, o.file)
+				strictNote(o, in.strict)
 				return exitFor([]*outcome{o}, in.strict)
 			}
 			doc := o.result.NewDocument(o.inv, diag.JSON(o.diags))
@@ -77,8 +87,6 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 				for _, k := range keys {
 					fmt.Printf("export %s=%s\n", k, shellQuote(env[k]))
 				}
-			default:
-				return usageErrorf("--output must be table, json, yaml or env, not %q", output)
 			}
 			return nil
 		},

@@ -22,6 +22,12 @@ Exit codes: 0 ok (warnings allowed unless --strict), 1 invalid config,
   rlsolve explain RLS-E0401`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// A bare `rlsolve` is a usage error: show the help on stderr, exit 2.
+		RunE: func(cmd *cobra.Command, args []string) error {
+			cmd.SetOut(cmd.ErrOrStderr())
+			_ = cmd.Help()
+			return &exitError{code: exitUsage}
+		},
 	}
 	root.AddCommand(newCheck(), newPlan(), newExplain(), newVersion())
 	return root

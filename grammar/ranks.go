@@ -103,6 +103,10 @@ func syntaxErr(s string, err error, what string) *SyntaxError {
 	switch {
 	case tok == "":
 		return &SyntaxError{Offset: off, Len: 1, Msg: fmt.Sprintf("%s %q ends early: a range needs a number after '-'", what, s)}
+	case tok == "-" && wordBefore(s, off) >= 0:
+		w := wordBefore(s, off)
+		word := strings.TrimSpace(s[w:off])
+		return &SyntaxError{Offset: w, Len: len(word), Msg: fmt.Sprintf("invalid %s %q: %q is not a number; expected \"a,b,c-d\" or \"all\"", what, s, word)}
 	case tok == "-":
 		return &SyntaxError{Offset: off, Len: 1, Msg: fmt.Sprintf("invalid %s %q: unexpected '-' (ranks are non-negative; a range is `a-b`)", what, s)}
 	case tok == "_":
@@ -127,7 +131,7 @@ func toRange(s string, r *RangeAST, what string, allowAll bool, maxValue int) (*
 	num := func(t string, off int) (int, *SyntaxError) {
 		n, err := strconv.Atoi(t)
 		if err != nil || n > maxValue || len(t) > 12 {
-			return 0, &SyntaxError{Offset: off, Len: len(t), Msg: fmt.Sprintf("rank %s in %s %q is too large (the limit is %d)", t, what, s, maxValue)}
+			return 0, &SyntaxError{Code: model.CodeLimit, Offset: off, Len: len(t), Msg: fmt.Sprintf("rank %s in %s %q is too large (the limit is %d)", t, what, s, maxValue)}
 		}
 		return n, nil
 	}
@@ -203,4 +207,21 @@ func ParseRankList(s string, maxValue int) (ranges []Range, all bool, err *Synta
 		ranges = append(ranges, *r)
 	}
 	return ranges, false, nil
+}
+
+// wordBefore returns the offset of the word that ends just before off
+// (spaces allowed between), or -1.
+func wordBefore(s string, off int) int {
+	i := off
+	for i > 0 && (s[i-1] == ' ' || s[i-1] == '\t') {
+		i--
+	}
+	j := i
+	for j > 0 && (s[j-1] == '_' || s[j-1] >= 'a' && s[j-1] <= 'z' || s[j-1] >= 'A' && s[j-1] <= 'Z' || s[j-1] >= '0' && s[j-1] <= '9') {
+		j--
+	}
+	if j == i || s[j] >= '0' && s[j] <= '9' {
+		return -1
+	}
+	return j
 }

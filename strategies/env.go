@@ -2,7 +2,6 @@ package strategies
 
 import (
 	"strconv"
-	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -27,61 +26,128 @@ var accelVars = map[string][]string{
 func (c *Cluster) Env(cp *model.ComponentPlan, i int) map[string]string {
 	p := &cp.Placements[i]
 	node := &c.Nodes[p.ClusterNodeRank]
-	env := make(map[string]string, 32)
-	for k, v := range c.GroupEnv(p.NodeGroupLabel, p.ClusterNodeRank) {
-		env[k] = v
+	group := c.groupEnvVars(p.NodeGroupLabel, p.ClusterNodeRank)
+	addr := c.NodeAddress(cp.Placements[0].ClusterNodeRank)
+	names, accel := accelVars[p.AcceleratorType]
+	nvEGL := accel && p.AcceleratorType == model.AccelNVGPU && len(p.VisibleAccelerators) > 0
+
+	// The values computed per worker are written into one buffer and cut
+	// out of one string: one allocation instead of one per value.
+	buf := make([]byte, 0, 128)
+	mark := func() int { return len(buf) }
+	buf = append(buf, cp.Name...)
+	buf = append(buf, ':')
+	buf = strconv.AppendInt(buf, int64(p.Rank), 10)
+	workerEnd := mark()
+	buf = strconv.AppendInt(buf, int64(len(cp.Placements)), 10)
+	worldEnd := mark()
+	buf = strconv.AppendInt(buf, int64(p.Rank), 10)
+	rankEnd := mark()
+	buf = strconv.AppendInt(buf, int64(p.PlacementNodeRank), 10)
+	nodeRankEnd := mark()
+	buf = strconv.AppendInt(buf, int64(p.ClusterNodeRank), 10)
+	clusterRankEnd := mark()
+	buf = strconv.AppendInt(buf, int64(p.LocalAcceleratorRank), 10)
+	laccEnd := mark()
+	buf = strconv.AppendInt(buf, int64(p.LocalRank), 10)
+	localRankEnd := mark()
+	buf = strconv.AppendInt(buf, int64(p.LocalWorldSize), 10)
+	localWorldEnd := mark()
+	for j, v := range p.VisibleAccelerators {
+		if j > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, v...)
 	}
-	vis := strings.Join(p.VisibleAccelerators, ",")
-	hw := make([]string, len(p.LocalHardwareRanks))
+	visEnd := mark()
+	buf = append(buf, node.AcceleratorModel()...)
+	modelEnd := mark()
 	for j, h := range p.LocalHardwareRanks {
-		hw[j] = strconv.Itoa(h)
+		if j > 0 {
+			buf = append(buf, ',')
+		}
+		buf = strconv.AppendInt(buf, int64(h), 10)
 	}
-	set := func(k, v string) { env[k] = v }
-	set("GROUP_NAME", cp.Name)
-	set("WORKER_NAME", cp.Name+":"+strconv.Itoa(p.Rank))
-	if addr := c.NodeAddress(cp.Placements[0].ClusterNodeRank); addr != "" {
-		set("MASTER_ADDR", addr)
+	hwEnd := mark()
+	all := string(buf)
+	vis := all[localWorldEnd:visEnd]
+
+	// Exactly the keys set below (group variables may repeat some), so the
+	// map is allocated once at the right size.
+	n := 20 + len(group) + len(names)
+	if addr != "" {
+		n++
 	}
-	set("WORLD_SIZE", strconv.Itoa(len(cp.Placements)))
-	set("RANK", strconv.Itoa(p.Rank))
-	set("NODE_RANK", strconv.Itoa(p.PlacementNodeRank))
-	set("CLUSTER_NODE_RANK", strconv.Itoa(p.ClusterNodeRank))
-	set("LOCAL_ACCELERATOR_RANK", strconv.Itoa(p.LocalAcceleratorRank))
-	set("NODE_LOCAL_RANK", strconv.Itoa(p.LocalRank))
-	set("NODE_LOCAL_WORLD_SIZE", strconv.Itoa(p.LocalWorldSize))
-	set("RAY_ACTOR", "1")
-	set("CLUSTER_NAMESPACE", "RLinf")
-	set("CATCH_SYSTEM_FAILURE", "0")
-	set("VISIBLE_DEVICES", vis)
-	set("ACCELERATOR_TYPE", p.AcceleratorType)
-	set("ACCELERATOR_MODEL", node.AcceleratorModel())
-	set("ISOLATE_ACCELERATOR", boolStr(p.IsolateAccelerator))
-	set("LOCAL_HARDWARE_RANKS", strings.Join(hw, ","))
-	set("NODE_GROUP_LABEL", p.NodeGroupLabel)
-	if names, ok := accelVars[p.AcceleratorType]; ok {
-		set(names[0], vis)
-		for _, n := range names[1:] {
-			set(n, "1")
+	if accel && p.AcceleratorType == model.AccelNVGPU {
+		n++
+	}
+	if nvEGL {
+		n += 2
+	}
+	env := make(map[string]string, n)
+	for _, v := range group {
+		env[v.Key] = v.Value
+	}
+	env["GROUP_NAME"] = cp.Name
+	env["WORKER_NAME"] = all[:workerEnd]
+	if addr != "" {
+		env["MASTER_ADDR"] = addr
+	}
+	env["WORLD_SIZE"] = all[workerEnd:worldEnd]
+	env["RANK"] = all[worldEnd:rankEnd]
+	env["NODE_RANK"] = all[rankEnd:nodeRankEnd]
+	env["CLUSTER_NODE_RANK"] = all[nodeRankEnd:clusterRankEnd]
+	env["LOCAL_ACCELERATOR_RANK"] = all[clusterRankEnd:laccEnd]
+	env["NODE_LOCAL_RANK"] = all[laccEnd:localRankEnd]
+	env["NODE_LOCAL_WORLD_SIZE"] = all[localRankEnd:localWorldEnd]
+	env["RAY_ACTOR"] = "1"
+	env["CLUSTER_NAMESPACE"] = "RLinf"
+	env["CATCH_SYSTEM_FAILURE"] = "0"
+	env["VISIBLE_DEVICES"] = vis
+	env["ACCELERATOR_TYPE"] = p.AcceleratorType
+	env["ACCELERATOR_MODEL"] = all[visEnd:modelEnd]
+	env["ISOLATE_ACCELERATOR"] = boolStr(p.IsolateAccelerator)
+	env["LOCAL_HARDWARE_RANKS"] = all[modelEnd:hwEnd]
+	env["NODE_GROUP_LABEL"] = p.NodeGroupLabel
+	if accel {
+		env[names[0]] = vis
+		for _, k := range names[1:] {
+			env[k] = "1"
 		}
 		if p.AcceleratorType == model.AccelNVGPU {
-			set("NCCL_CUMEM_ENABLE", "0")
-			if len(p.VisibleAccelerators) > 0 {
+			env["NCCL_CUMEM_ENABLE"] = "0"
+			if nvEGL {
 				// EGL device of the first visible GPU; the CUDA index is
 				// RLinf's fallback, which is what a plan can know.
-				set("MUJOCO_EGL_DEVICE_ID", p.VisibleAccelerators[0])
-				set("EGL_DEVICE_ID", p.VisibleAccelerators[0])
+				env["MUJOCO_EGL_DEVICE_ID"] = p.VisibleAccelerators[0]
+				env["EGL_DEVICE_ID"] = p.VisibleAccelerators[0]
 			}
 		}
 	}
 	// Worker.__init__: isolated workers see one device set of their own.
 	if p.IsolateAccelerator {
-		set("LOCAL_RANK", "0")
-		set("LOCAL_WORLD_SIZE", "1")
+		env["LOCAL_RANK"] = "0"
+		env["LOCAL_WORLD_SIZE"] = "1"
 	} else {
-		set("LOCAL_RANK", strconv.Itoa(p.LocalAcceleratorRank))
-		set("LOCAL_WORLD_SIZE", strconv.Itoa(p.LocalWorldSize))
+		env["LOCAL_RANK"] = all[clusterRankEnd:laccEnd]
+		env["LOCAL_WORLD_SIZE"] = all[localRankEnd:localWorldEnd]
 	}
 	return env
+}
+
+// groupEnvVars is what GroupEnv returns, as the env_vars list (later
+// entries win), without building a map.
+func (c *Cluster) groupEnvVars(label string, node int) []model.EnvVar {
+	g := c.Group(label)
+	if g == nil || g.Config == nil {
+		return nil
+	}
+	for _, ec := range g.Config.EnvConfigs {
+		if ec.HasEnvVars && containsInt(ec.NodeRanks, node) {
+			return ec.EnvVars
+		}
+	}
+	return nil
 }
 
 // GroupEnv is the env_configs variables that group label applies on node

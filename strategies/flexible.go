@@ -1,8 +1,11 @@
 package strategies
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -34,25 +37,42 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 	if r.Total == 0 {
 		return nil, fail(model.CodeNoHardware, -1, "no hardware found in node groups %v", r.Labels())
 	}
-	procs := make([][]int, len(fx.HardwareRanks))
+	// One backing array for every worker's local ranks (and one for the
+	// visible devices of isolated accelerators) instead of one per worker;
+	// each worker's slice is capped so appending to it copies.
+	nhw := 0
+	for _, hw := range fx.HardwareRanks {
+		nhw += len(hw)
+	}
+	backing := make([]int, 0, nhw)
+	procs := make([]flexProc, len(fx.HardwareRanks))
+	var ws []model.Where // scratch, reused by every process
+	var sorted []int     // scratch
 	for i, hw := range fx.HardwareRanks {
 		if len(hw) == 0 {
 			return nil, fail(model.CodeEmptyRanks, i, "worker %d has no hardware ranks", i)
 		}
 		// RLinf's order of checks: range, same node, unique, same type.
-		ws := make([]model.Where, len(hw))
-		for k, h := range hw {
+		ws = ws[:0]
+		for _, h := range hw {
 			if h < 0 || h >= r.Total {
 				return nil, fail(model.CodeHardwareRange, i, "hardware rank %d is out of range: must be between 0 and %d across node groups %v", h, r.Total-1, r.Labels())
 			}
-			ws[k] = r.Locate(h)
+			ws = append(ws, r.Locate(h))
 		}
 		for _, w := range ws[1:] {
 			if w.Node != ws[0].Node {
 				return nil, fail(model.CodeSpansNodes, i, "worker %d would get %s: one process cannot span nodes", i, perNode(hw, ws))
 			}
 		}
-		sorted := append([]int(nil), hw...)
+		from := len(backing)
+		if len(hw) == 1 {
+			// The common case: nothing to sort, nothing to compare.
+			backing = append(backing, ws[0].Local)
+			procs[i] = flexProc{first: hw[0], w: ws[0], local: backing[from:len(backing):len(backing)]}
+			continue
+		}
+		sorted = append(sorted[:0], hw...)
 		sort.Ints(sorted)
 		for k := 1; k < len(sorted); k++ {
 			if sorted[k] == sorted[k-1] {
@@ -64,29 +84,63 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 				return nil, fail(model.CodeMixedHardware, i, "worker %d mixes hardware types %s and %s", i, ws[0].Group.HardwareType, w.Group.HardwareType)
 			}
 		}
-		procs[i] = sorted
+		for _, h := range sorted {
+			backing = append(backing, r.Locate(h).Local)
+		}
+		first := r.Locate(sorted[0])
+		procs[i] = flexProc{first: sorted[0], w: first, local: backing[from:len(backing):len(backing)]}
 	}
-	sort.SliceStable(procs, func(a, b int) bool { return procs[a][0] < procs[b][0] })
+	if !slices.IsSortedFunc(procs, cmpFlexProc) {
+		slices.SortStableFunc(procs, cmpFlexProc)
+	}
 	out := make([]model.Placement, len(procs))
-	for i, hw := range procs {
-		w := r.Locate(hw[0])
-		local := make([]int, len(hw))
-		for k, h := range hw {
-			local[k] = r.Locate(h).Local
-		}
+	var visBacking []string
+	if isolate {
+		visBacking = make([]string, 0, nhw)
+	}
+	for i := range procs {
+		pr := &procs[i]
+		w := pr.w
 		t := w.Group.HardwareType
-		vis, lacc := c.visibleFor(w.Node, t, local, isolate)
-		out[i] = model.Placement{
-			Rank: i, ClusterNodeRank: w.Node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
-			IsolateAccelerator: isolate, LocalHardwareRanks: local, NodeGroupLabel: w.Group.Label,
-			AcceleratorType: c.Nodes[w.Node].AcceleratorType(), HardwareType: t,
+		var vis []string
+		var lacc int
+		if isolate && t == model.HardwareAccelerator {
+			from := len(visBacking)
+			for _, h := range pr.local {
+				visBacking = append(visBacking, strconv.Itoa(h))
+			}
+			vis, lacc = visBacking[from:len(visBacking):len(visBacking)], pr.local[0]
+		} else {
+			vis, lacc = c.visibleFor(w.Node, t, pr.local, isolate)
 		}
+		p := &out[i]
+		p.Rank = i
+		p.ClusterNodeRank = w.Node
+		p.LocalAcceleratorRank = lacc
+		p.VisibleAccelerators = vis
+		p.IsolateAccelerator = isolate
+		p.LocalHardwareRanks = pr.local
+		p.NodeGroupLabel = w.Group.Label
+		p.AcceleratorType = c.Nodes[w.Node].AcceleratorType()
+		p.HardwareType = t
 	}
 	if f := finishRuns(out, true); f != nil {
 		return nil, f
 	}
 	return out, nil
 }
+
+// flexProc is one process of a Flexible strategy once checked: its smallest
+// hardware rank, where that rank is, and its local ranks in rank order.
+type flexProc struct {
+	first int
+	w     model.Where
+	local []int
+}
+
+// cmpFlexProc orders processes by their first hardware rank (RLinf's worker
+// order); ties keep the input order (stable sort).
+func cmpFlexProc(a, b flexProc) int { return cmp.Compare(a.first, b.first) }
 
 // perNode describes hardware ranks by node: "ranks 3 (node 0, local 3) and
 // 4 (node 1, local 0)".

@@ -85,7 +85,7 @@ func TestFlexibleRefusals(t *testing.T) {
 			strategies.Flexible{HardwareRanks: [][]int{{0, 1}}, NodeGroups: []string{"gpu", "franka"}}, model.CodeMixedHardware, 0},
 		{"D7: group without hardware", plain(4), strategies.Flexible{HardwareRanks: [][]int{{0}}, NodeGroups: []string{"node"}}, model.CodeNeedsHardware, -1},
 		{"CPU-only cluster", plain(0, 0), strategies.Flexible{HardwareRanks: [][]int{{0}}}, model.CodeNeedsHardware, -1},
-		{"unknown group", plain(4), strategies.Flexible{HardwareRanks: [][]int{{0}}, NodeGroups: []string{"nope"}}, model.CodeUnknownGroup, -2},
+		{"unknown group", plain(4), strategies.Flexible{HardwareRanks: [][]int{{0}}, NodeGroups: []string{"nope"}}, model.CodeUnknownGroup, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ps, f := tc.fx.Place(tc.c(t), true)

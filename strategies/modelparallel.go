@@ -104,7 +104,7 @@ func (pl *planner) modelParallel(plan *model.Plan, maps []*rankMap) model.Placem
 	for _, name := range []string{"actor", "rollout", inferName, "critic_inference", "critic"} {
 		if l := v.hw(name); l != nil && !contiguous(l) {
 			at, nameAt := v.at(name)
-			d := pl.errAt(model.CodeMPNotContiguous, at, "has a gap", "%s GPUs %s must be one contiguous range under model-parallel placement", name, rangeText(l))
+			d := pl.errAt(model.CodeMPNotContiguous, at, "has a gap", "%s GPUs %s must be one contiguous range under model-parallel placement", name, model.RangeText(l))
 			d.Labels = []model.Label{{Span: nameAt, Message: name}}
 			d.Help = []model.Fix{{Message: fmt.Sprintf("use `%d-%d`", l[0], l[len(l)-1]), Edits: []model.Edit{{Span: at, NewText: fmt.Sprintf("%d-%d", l[0], l[len(l)-1])}}}}
 		}
@@ -296,7 +296,7 @@ func (pl *planner) modelParallel(plan *model.Plan, maps []*rankMap) model.Placem
 		if !contiguous(reward) {
 			at, _ := v.at("reward")
 			w := pl.warnAt(model.WarnMPRewardGaps, at, "", "reward GPUs %s have gaps; RLinf runs reward on every GPU from %d to %d (%d processes)",
-				rangeText(reward), first(reward), last(reward), last(reward)-first(reward)+1)
+				model.RangeText(reward), first(reward), last(reward), last(reward)-first(reward)+1)
 			w.Why = "Model-parallel placement places reward with Packed(first, last), which fills the gaps (D9)."
 		}
 		packed("reward", first(reward), last(reward), 1, 1)
@@ -305,25 +305,4 @@ func (pl *planner) modelParallel(plan *model.Plan, maps []*rankMap) model.Placem
 		packed("critic", first(critic), last(critic), 1, 1)
 	}
 	return mode
-}
-
-// rangeText renders sorted ranks compactly: [0-3, 5].
-func rangeText(r []int) string {
-	s := "["
-	for i := 0; i < len(r); {
-		j := i
-		for j+1 < len(r) && r[j+1] == r[j]+1 {
-			j++
-		}
-		if i > 0 {
-			s += ", "
-		}
-		if i == j {
-			s += fmt.Sprint(r[i])
-		} else {
-			s += fmt.Sprintf("%d-%d", r[i], r[j])
-		}
-		i = j + 1
-	}
-	return s + "]"
 }

@@ -23,46 +23,68 @@ func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 	if len(labels) == 0 {
 		labels = []string{"cluster"}
 	}
-	var groups []*model.Group
-	owner := map[int]string{}
+	// flat lists the groups' nodes in label order; flatGroup[x] is the
+	// group of flat[x] (nil: all of one group, the common case).
 	var flat []int
 	var flatGroup []*model.Group
-	for _, l := range labels {
-		g := c.Group(l)
-		if g == nil {
-			_, f := c.resolve([]string{l})
+	var only *model.Group
+	if len(labels) == 1 {
+		only = c.Group(labels[0])
+		if only == nil {
+			_, f := c.resolve(labels)
 			return nil, f
 		}
-		for _, n := range g.Nodes {
-			if o, ok := owner[n]; ok && len(labels) > 1 {
-				f := fail(model.CodeGroupsOverlap, -1, "node groups %q and %q both contain node %d: node placement across several groups needs disjoint node sets", o, l, n)
+		flat = only.Nodes
+	} else {
+		owner := map[int]string{}
+		for _, l := range labels {
+			g := c.Group(l)
+			if g == nil {
+				_, f := c.resolve([]string{l})
 				return nil, f
 			}
-			owner[n] = l
-		}
-		groups = append(groups, g)
-		flat = append(flat, g.Nodes...)
-		for range g.Nodes {
-			flatGroup = append(flatGroup, g)
+			for _, n := range g.Nodes {
+				if o, ok := owner[n]; ok {
+					f := fail(model.CodeGroupsOverlap, -1, "node groups %q and %q both contain node %d: node placement across several groups needs disjoint node sets", o, l, n)
+					return nil, f
+				}
+				owner[n] = l
+			}
+			flat = append(flat, g.Nodes...)
+			for range g.Nodes {
+				flatGroup = append(flatGroup, g)
+			}
 		}
 	}
-	idx := append([]int(nil), ns.NodeRanks...)
-	sort.Ints(idx)
+	idx := ns.NodeRanks
+	if !sort.IntsAreSorted(idx) {
+		idx = append([]int(nil), idx...)
+		sort.Ints(idx)
+	}
 	out := make([]model.Placement, len(idx))
+	noRanks := []int{} // shared: it has no elements, so appending copies
 	for i, x := range idx {
 		if x < 0 || x >= len(flat) {
 			return nil, fail(model.CodeNodeIndexRange, i, "node index %d is out of range for node groups %v (%d nodes)", x, labels, len(flat))
 		}
 		n := flat[x]
+		g := only
+		if g == nil {
+			g = flatGroup[x]
+		}
 		vis, lacc := c.AllVisible(n), -1
 		if len(vis) > 0 {
 			lacc = 0
 		}
-		out[i] = model.Placement{
-			Rank: i, ClusterNodeRank: n, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
-			IsolateAccelerator: isolate, LocalHardwareRanks: []int{}, NodeGroupLabel: flatGroup[x].Label,
-			AcceleratorType: c.Nodes[n].AcceleratorType(),
-		}
+		p := &out[i]
+		p.Rank = i
+		p.ClusterNodeRank = n
+		p.LocalAcceleratorRank = lacc
+		p.VisibleAccelerators = vis
+		p.IsolateAccelerator = isolate
+		p.LocalHardwareRanks = noRanks
+		p.NodeGroupLabel = g.Label
+		p.AcceleratorType = c.Nodes[n].AcceleratorType()
 	}
 	if f := finishRuns(out, true); f != nil {
 		return nil, f

@@ -112,7 +112,7 @@ func TestNodeRefusals(t *testing.T) {
 		{"negative index", plain(4), strategies.Node{NodeRanks: []int{-1}}, model.CodeNodeIndexRange, 0},
 		{"groups [b,a] go down", abCluster, strategies.Node{NodeRanks: []int{0, 1}, NodeGroups: []string{"b", "a"}}, model.CodeNodeOrder, 1},
 		{"overlapping groups", abCluster, strategies.Node{NodeRanks: []int{0}, NodeGroups: []string{"a", "cluster"}}, model.CodeGroupsOverlap, -1},
-		{"unknown group", plain(4), strategies.Node{NodeRanks: []int{0}, NodeGroups: []string{"nope"}}, model.CodeUnknownGroup, -2},
+		{"unknown group", plain(4), strategies.Node{NodeRanks: []int{0}, NodeGroups: []string{"nope"}}, model.CodeUnknownGroup, -1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ps, f := tc.ns.Place(tc.c(t), true)

@@ -69,6 +69,11 @@ func (p Packed) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 		t := w.Group.HardwareType
 		count := c.Count(w.Node, t)
 		if last := w.Local + (nhpp-1)*stride; last >= count {
+			if h := cur + (nhpp-1)*stride; h < r.Total {
+				if w2 := r.Locate(h); w2.Node == w.Node && w2.Group.HardwareType != t {
+					return nil, fail(model.CodeMixedHardware, len(out), "worker %d would mix %s and %s on node %d", len(out), model.HardwareUnit(t), model.HardwareUnit(w2.Group.HardwareType), w.Node)
+				}
+			}
 			f := fail(model.CodeSpansNodes, len(out),
 				"worker %d would need %s %s on node %d, but the node has %d (%s): one process cannot span nodes",
 				len(out), deviceList(w.Local, nhpp, stride), model.HardwareUnit(t), w.Node, count, countRange(count))

@@ -2,6 +2,7 @@ package strategies_test
 
 import (
 	"reflect"
+	"strconv"
 	"testing"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -152,9 +153,6 @@ func TestPackedPf_MixedTypesAcrossNodes(t *testing.T) {
 func TestPackedMixedTypesSameNode(t *testing.T) {
 	c := heteroNode0(t)
 	ps, f := strategies.Packed{Start: 0, End: 1, HardwarePerProcess: 2, NodeGroups: []string{"gpu", "franka"}}.Place(c, true)
-	if f != nil && f.Code == model.CodeSpansNodes {
-		t.Skip("BUG: Packed reports RLS-E0401 (spans nodes) for a GPU+Franka process on one node; expected RLS-E0402 (mixed hardware): " + f.Msg)
-	}
 	wantFailure(t, ps, f, model.CodeMixedHardware, 0)
 }
 
@@ -295,12 +293,8 @@ func TestPackedClosedForm(t *testing.T) {
 func TestPackedUnknownGroup(t *testing.T) {
 	c := strategies.NewCluster(nodes(4), nil)
 	ps, f := strategies.Packed{Start: 0, End: 1, NodeGroups: []string{"nope"}}.Place(c, true)
-	wantFailure(t, ps, f, model.CodeUnknownGroup, -2)
-	// Failure.Process is documented as -1 when the failure concerns the
-	// whole strategy, not one worker.
-	if f.Process != -1 {
-		t.Skipf("BUG: an unknown node group fails with Failure.Process = %d, documented as -1 for a whole-strategy failure", f.Process)
-	}
+	// Failure.Process is -1: the failure concerns the whole strategy.
+	wantFailure(t, ps, f, model.CodeUnknownGroup, -1)
 }
 
-func itoa(i int) string { return string(rune('0' + i)) }
+func itoa(i int) string { return strconv.Itoa(i) }

@@ -5,6 +5,7 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
@@ -122,12 +123,6 @@ func TestPlanParseErrors(t *testing.T) {
 				off, from = from+j, from+j+1
 			}
 			line, col := 4, 12+off
-			switch {
-			case tc.value == "0-8" && d.Primary.Line == line && d.Primary.Col == 12:
-				t.Skip(`BUG: out-of-range placement "0-8" points at column 12 (the whole range), not at the 8 (column 14)`)
-			case tc.value == "a-b" && d.Primary.Col == 13:
-				t.Skip(`BUG: placement "a-b" is reported at the '-' ("ranks are non-negative") instead of at the non-number 'a'`)
-			}
 			if d.Primary.Line != line || d.Primary.Col != col {
 				t.Errorf("primary at %d:%d, want %d:%d (%q of %q): %s", d.Primary.Line, d.Primary.Col, line, col, tc.at, tc.value, d.Summary)
 			}
@@ -606,4 +601,86 @@ func TestPlanInventorySize(t *testing.T) {
 	if got := len(comp(t, r, "actor").Placements); got != 8 {
 		t.Errorf("%d placements, want 8 (2 of 3 nodes)", got)
 	}
+}
+
+// §2.3 steps 8-9: a process range that overlaps an earlier one is a
+// duplicate; one that does not overlap but does not continue is an order
+// error.
+func TestPlanProcessRankChecks(t *testing.T) {
+	for _, tc := range []struct {
+		value, code, at string
+	}{
+		{"0:0-1,1:1-2", model.CodeDuplicateProcess, "1-2"},
+		{"0:0-3,1:2", model.CodeDuplicateProcess, "2"},
+		{"0:0,1:2", model.CodeProcessOrder, "2"},
+		{"0:3-4,1:0-1", model.CodeProcessOrder, "0-1"},
+		{"0:5,1:0-4", model.CodeProcessOrder, "0-4"},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			src := actorYAML(tc.value)
+			ds := checkDiags(t, src, nodes(8), strategies.ModeHybrid)
+			if !ds.HasErrors() {
+				t.Fatal("accepted")
+			}
+			d := findDiag(ds, tc.code)
+			d = wantDiag(t, ds, tc.code, model.SeverityError)
+			line, col := 4, 12+strings.LastIndex(tc.value, tc.at)
+			if d.Primary.Line != line || d.Primary.Col != col {
+				t.Errorf("at %s, want %d:%d", d.Primary, line, col)
+			}
+		})
+	}
+}
+
+// Huge ranks in a placement are refused quickly, before any expansion.
+func TestPlanHugeRanks(t *testing.T) {
+	for _, tc := range []struct{ value, code string }{
+		{"0-99999999", model.CodeRankOutOfRange},
+		{"0:0-99999999", model.CodeLimit},
+		{"0-7:0-99999999", model.CodeLimit},
+	} {
+		t.Run(tc.value, func(t *testing.T) {
+			start := time.Now()
+			ds := checkDiags(t, actorYAML(tc.value), nodes(8), strategies.ModeHybrid)
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("took %v", d)
+			}
+			wantDiag(t, ds, tc.code, model.SeverityError)
+		})
+	}
+}
+
+// §2.5: groups without hardware get a Node strategy (one process per node
+// resource); a process given several nodes is refused.
+func TestPlanNodeStrategySelection(t *testing.T) {
+	t.Run("CPU-only cluster group", func(t *testing.T) {
+		r := mustPlan(t, "cluster:\n  num_nodes: 2\n  component_placement:\n    env: all\n", nodes(0, 0), strategies.ModeHybrid)
+		env := comp(t, r, "env")
+		if env.Strategy.Kind != model.StrategyNode || !reflect.DeepEqual(env.Strategy.NodeRanks, []int{0, 1}) {
+			t.Errorf("strategy %+v", env.Strategy)
+		}
+		checkPlacements(t, env.Placements, []pw{
+			{node: 0, pnode: 0, lacc: -1, lrank: 0, lws: 1, vis: "", label: "cluster", accel: "NO_ACCEL"},
+			{node: 1, pnode: 1, lacc: -1, lrank: 0, lws: 1, vis: "", label: "cluster", accel: "NO_ACCEL"},
+		})
+	})
+	t.Run("one process on two nodes", func(t *testing.T) {
+		src := "cluster:\n  num_nodes: 2\n  component_placement:\n    env: {node_group: node, placement: \"0-1:0\"}\n"
+		ds := checkDiags(t, src, nodes(4, 4), strategies.ModeHybrid)
+		d := wantDiag(t, ds, model.CodeOneProcessOneNode, model.SeverityError)
+		if line, col := posOf(t, src, "0-1:0", 0); d.Primary.Line != line || d.Primary.Col != col {
+			t.Errorf("at %s, want %d:%d", d.Primary, line, col)
+		}
+	})
+	t.Run("unknown group with did-you-mean", func(t *testing.T) {
+		src := "cluster:\n  num_nodes: 1\n  node_groups:\n    - {label: train, node_ranks: 0}\n  component_placement:\n    env: {node_group: trian, placement: 0}\n"
+		ds := checkDiags(t, src, nodes(4), strategies.ModeHybrid)
+		d := wantDiag(t, ds, model.CodeUnknownGroup, model.SeverityError)
+		if line, col := posOf(t, src, "trian", 0); d.Primary.Line != line || d.Primary.Col != col {
+			t.Errorf("at %s, want %d:%d", d.Primary, line, col)
+		}
+		if len(d.Help) == 0 || !strings.Contains(d.Help[0].Message, "train") {
+			t.Errorf("help %+v", d.Help)
+		}
+	})
 }

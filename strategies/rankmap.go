@@ -3,6 +3,7 @@ package strategies
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
@@ -87,7 +88,7 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 	}
 	total := r.Total
 	unit := r.Unit()
-	lastRes, lastProc := -1, -1
+	lastRes, lastProc, firstProc := -1, -1, -1
 	var resStarts []int
 	procCount := 0
 	for si := range e.Segments {
@@ -103,7 +104,7 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 		}
 		for _, x := range []int{rs, re} {
 			if x > total-1 {
-				d := pl.errAt(model.CodeRankOutOfRange, s.ResSpan, fmt.Sprintf("%d is past the last rank %d", x, total-1),
+				d := pl.errAt(model.CodeRankOutOfRange, numberSpan(s, x == rs && !s.AllResources), fmt.Sprintf("%d is past the last rank %d", x, total-1),
 					"%s: resource rank %d is outside the %s of node group(s) %s", what, x, countText(total, unit), strings.Join(rm.labels, ","))
 				if rs <= total-1 {
 					fix := fmt.Sprintf("%d-%d", rs, total-1)
@@ -136,7 +137,9 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 			return nil
 		}
 		if lastProc >= 0 {
-			if ps <= lastProc {
+			// Earlier parts hold firstProc..lastProc without gaps; only an
+			// overlap with them is a duplicate, anything else is out of order.
+			if ps <= lastProc && pe >= firstProc {
 				d := pl.errAt(model.CodeDuplicateProcess, s.ProcSpan, "already used", "%s: process rank %d is given twice", what, ps)
 				d.Labels = []model.Label{{Span: rm.segs[len(rm.segs)-1].seg.ProcSpan, Message: "earlier part"}}
 				return nil
@@ -165,6 +168,9 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 		rm.segs = append(rm.segs, segRange{rs: rs, re: re, ps: ps, pe: pe, seg: s, firstProc: procCount})
 		resStarts = append(resStarts, rs)
 		procCount += np
+		if firstProc < 0 {
+			firstProc = ps
+		}
 		lastRes, lastProc = re, pe
 	}
 	if pl.totalProcs+procCount > pl.opt.MaxTotalProcesses {
@@ -244,4 +250,19 @@ func countText(n int, unit string) string {
 		return fmt.Sprintf("only %s (rank 0)", strings.TrimSuffix(unit, "s"))
 	}
 	return fmt.Sprintf("%d %s (0-%d)", n, unit, n-1)
+}
+
+// numberSpan points at the start (or end) number of a part's resource
+// range, so that a diagnostic marks the offending character.
+func numberSpan(s *model.Segment, start bool) model.Span {
+	sp := s.ResSpan
+	if s.AllResources || sp.EndLine != sp.Line {
+		return sp
+	}
+	if start {
+		return sp.Sub(0, len(strconv.Itoa(s.ResStart)))
+	}
+	n := len(strconv.Itoa(s.ResEnd))
+	w := sp.EndCol - sp.Col
+	return sp.Sub(w-n, w)
 }

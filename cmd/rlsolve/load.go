@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/solver"
 	"github.com/rlsolve/rlsolve/strategies"
 	"github.com/rlsolve/rlsolve/topology"
 	"github.com/spf13/cobra"
@@ -50,6 +51,8 @@ type outcome struct {
 	diags  model.Diagnostics
 	// ioErr is set when the file could not be read at all (exit 2).
 	ioErr bool
+	// budget is set when the solver ran out of time (exit 3).
+	budget bool
 }
 
 // readInput reads a file, turning I/O problems into located diagnostics.
@@ -140,7 +143,16 @@ func (f *inputFlags) analyze(file string, invFile *model.Inventory) *outcome {
 	}
 	o.inv = inv
 	o.result = strategies.PlanConfig(cfg, inv, strategies.Options{Mode: mode})
-	o.diags = append(o.diags, o.result.Diagnostics...)
+	// Validity is the solver's verdict; its conflicts come as minimal sets
+	// of located facts and replace the planner's first-found errors.
+	mp := mode == strategies.ModeModelParallel || mode == strategies.ModeDetect && cfg.ModelParallel.Present
+	solved, err := solver.Check(cfg, inv, solver.Options{ModelParallel: mp})
+	if err != nil {
+		o.diags = append(o.diags, model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,
+			Summary: fmt.Sprintf("the solver stopped: %v", err), Primary: cfg.ComponentsSpan})
+		o.budget = true
+	}
+	o.diags = append(o.diags, solver.Reconcile(o.result.Diagnostics, solved.Diagnostics)...)
 	sortByPosition(o.diags)
 	return o
 }
@@ -166,6 +178,8 @@ func exitFor(outcomes []*outcome, strict bool) error {
 	code := exitOK
 	for _, o := range outcomes {
 		switch {
+		case o.budget:
+			code = max(code, exitInternal)
 		case o.ioErr:
 			code = max(code, exitUsage)
 		case o.failed(strict):

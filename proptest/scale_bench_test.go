@@ -1,0 +1,175 @@
+package proptest
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/strategies"
+	"github.com/rlsolve/rlsolve/topology"
+)
+
+// Scaling benchmarks: the same realistic layout at 8, 64, 1024 and 8192
+// GPUs (8 per node), so that time per worker can be compared across sizes.
+// bench/run.sh runs them and prints the growth table.
+
+// scaleGPUs are the cluster sizes of BenchmarkCheck and BenchmarkPlan.
+var scaleGPUs = []int{8, 64, 1024, 8192}
+
+const scaleGPUsPerNode = 8
+
+// scaleConfig is a disaggregated RL layout on g GPUs (g a multiple of 8):
+//
+//	actor     GPUs [0, g/2)            one GPU per worker
+//	reward    GPUs [0, g/2)            collocated with the actor
+//	rollout   GPUs [g/2, 3g/4)         two GPUs per worker (TP 2)
+//	inference GPUs [3g/4, 7g/8)        one GPU per worker
+//	env       GPUs [7g/8, g)           two workers per GPU
+//	agent     every node, CPU only     ten workers per node (node_group: node)
+func scaleConfig(g int) []byte {
+	nodes := g / scaleGPUsPerNode
+	var b strings.Builder
+	fmt.Fprintf(&b, "cluster:\n  num_nodes: %d\n  component_placement:\n", nodes)
+	fmt.Fprintf(&b, "    actor: \"0-%d\"\n", g/2-1)
+	fmt.Fprintf(&b, "    rollout: \"%d-%d:0-%d\"\n", g/2, g*3/4-1, g/8-1)
+	fmt.Fprintf(&b, "    inference: \"%d-%d\"\n", g*3/4, g*7/8-1)
+	fmt.Fprintf(&b, "    reward: \"0-%d\"\n", g/2-1)
+	fmt.Fprintf(&b, "    env: \"%d-%d:0-%d\"\n", g*7/8, g-1, g/4-1)
+	fmt.Fprintf(&b, "    agent: {node_group: node, placement: \"0-%d:0-%d\"}\n", nodes-1, nodes*10-1)
+	return []byte(b.String())
+}
+
+// scaleWant is the worker count of each component of scaleConfig(g).
+func scaleWant(g int) map[string]int {
+	return map[string]int{"actor": g / 2, "reward": g / 2, "rollout": g / 8, "inference": g / 8, "env": g / 4, "agent": g / scaleGPUsPerNode * 10}
+}
+
+// cpuPoolConfig is one 100,000-process CPU pool on 10,000 nodes.
+func cpuPoolConfig() []byte {
+	return []byte("cluster:\n  num_nodes: 10000\n  component_placement:\n    agent: {node_group: node, placement: \"0-9999:0-99999\"}\n")
+}
+
+// check loads and plans data: what `rlsolve check` does for a valid config.
+func check(tb testing.TB, data []byte, inv *model.Inventory) *strategies.Result {
+	cfg, ds := grammar.LoadConfig("bench.yaml", data, grammar.DefaultLimits)
+	if ds.HasErrors() {
+		tb.Fatal(ds[0].Summary)
+	}
+	res := strategies.PlanConfig(cfg, inv, strategies.Options{})
+	if res.Plan == nil {
+		tb.Fatal(res.Diagnostics[0].Summary)
+	}
+	return res
+}
+
+// planDocument is `rlsolve plan --output json` without the terminal: check,
+// every worker's environment (inside NewDocument) and the JSON encoding
+// (compact; the CLI also indents, see bench/README.md).
+func planDocument(tb testing.TB, data []byte, inv *model.Inventory, w io.Writer) *strategies.Result {
+	res := check(tb, data, inv)
+	doc := res.NewDocument(inv, diag.JSON(res.Diagnostics))
+	if err := json.NewEncoder(w).Encode(doc); err != nil {
+		tb.Fatal(err)
+	}
+	return res
+}
+
+func countWorkers(res *strategies.Result) int {
+	n := 0
+	for i := range res.Plan.Components {
+		n += len(res.Plan.Components[i].Placements)
+	}
+	return n
+}
+
+func scaleRun(b *testing.B, data []byte, inv *model.Inventory, withDoc bool) {
+	b.ReportAllocs()
+	workers := 0
+	for b.Loop() {
+		var res *strategies.Result
+		if withDoc {
+			res = planDocument(b, data, inv, io.Discard)
+		} else {
+			res = check(b, data, inv)
+		}
+		workers = countWorkers(res)
+	}
+	b.ReportMetric(float64(workers), "workers")
+}
+
+// BenchmarkCheck is load + PlanConfig (validity) at each size.
+func BenchmarkCheck(b *testing.B) {
+	for _, g := range scaleGPUs {
+		b.Run(fmt.Sprintf("gpus=%d", g), func(b *testing.B) {
+			scaleRun(b, scaleConfig(g), topology.Uniform(g/scaleGPUsPerNode, scaleGPUsPerNode, "bench"), false)
+		})
+	}
+}
+
+// BenchmarkPlan is Check plus every worker's environment and the JSON
+// plan document, encoded to io.Discard.
+func BenchmarkPlan(b *testing.B) {
+	for _, g := range scaleGPUs {
+		b.Run(fmt.Sprintf("gpus=%d", g), func(b *testing.B) {
+			scaleRun(b, scaleConfig(g), topology.Uniform(g/scaleGPUsPerNode, scaleGPUsPerNode, "bench"), true)
+		})
+	}
+}
+
+// BenchmarkCPUPool100k checks a 100,000-process CPU pool on 10,000 nodes.
+func BenchmarkCPUPool100k(b *testing.B) {
+	scaleRun(b, cpuPoolConfig(), topology.Uniform(10000, scaleGPUsPerNode, "bench"), false)
+}
+
+// TestScaleConfigs keeps the scaling benchmarks honest: every generated
+// config is valid, plans the expected workers, and its document encodes.
+func TestScaleConfigs(t *testing.T) {
+	for _, g := range scaleGPUs {
+		t.Run(fmt.Sprintf("gpus=%d", g), func(t *testing.T) {
+			nodes := g / scaleGPUsPerNode
+			var sb strings.Builder
+			res := planDocument(t, scaleConfig(g), topology.Uniform(nodes, scaleGPUsPerNode, "bench"), &sb)
+			total := 0
+			for name, n := range scaleWant(g) {
+				total += n
+				if cp := res.Plan.Component(name); cp == nil || len(cp.Placements) != n {
+					t.Errorf("%s: want %d workers", name, n)
+				}
+			}
+			if got := countWorkers(res); got != total || total != g*22/8 {
+				t.Errorf("workers: got %d, want %d (= 2.75 per GPU)", got, total)
+			}
+			if res.Diagnostics.HasErrors() || len(res.Diagnostics) != 0 {
+				t.Errorf("unexpected diagnostics: %v", res.Diagnostics)
+			}
+			rollout := res.Plan.Component("rollout")
+			if p := rollout.Placements[len(rollout.Placements)-1]; len(p.LocalHardwareRanks) != 2 || p.ClusterNodeRank != (g*3/4-1)/scaleGPUsPerNode {
+				t.Errorf("last rollout worker: %+v", p)
+			}
+			agent := res.Plan.Component("agent")
+			if p := agent.Placements[len(agent.Placements)-1]; p.ClusterNodeRank != nodes-1 || p.LocalRank != 9 || p.LocalWorldSize != 10 {
+				t.Errorf("last agent worker: %+v", p)
+			}
+			var doc strategies.Document
+			if err := json.Unmarshal([]byte(sb.String()), &doc); err != nil {
+				t.Fatal(err)
+			}
+			if len(doc.Components) != 6 || len(doc.Components["env"].Placements) != g/4 || doc.Components["actor"].Placements[0].Env["CUDA_VISIBLE_DEVICES"] != "0" {
+				t.Errorf("document: %d components", len(doc.Components))
+			}
+		})
+	}
+	res := check(t, cpuPoolConfig(), topology.Uniform(10000, scaleGPUsPerNode, "bench"))
+	agent := res.Plan.Component("agent")
+	if agent == nil || len(agent.Placements) != 100000 {
+		t.Fatal("cpu pool: want 100000 workers")
+	}
+	if p := agent.Placements[99999]; p.ClusterNodeRank != 9999 || p.LocalRank != 9 || p.LocalWorldSize != 10 {
+		t.Errorf("last cpu pool worker: %+v", p)
+	}
+}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/strategies"
 )
 
@@ -215,7 +216,6 @@ func runComponentCase(c *placementCase, inv *model.Inventory, exp map[string]any
 		}
 	}
 	doc, _ := json.Marshal(conf)
-	cfg, ds := grammar.LoadConfig(c.Name+".json", doc, grammar.DefaultLimits)
 	mode := strategies.ModeBase
 	switch c.ComponentPlacement.Class {
 	case "HybridComponentPlacement":
@@ -223,11 +223,9 @@ func runComponentCase(c *placementCase, inv *model.Inventory, exp map[string]any
 	case "ModelParallelComponentPlacement":
 		mode = strategies.ModeModelParallel
 	}
-	var res *strategies.Result
-	if cfg != nil && !ds.HasErrors() {
-		res = strategies.PlanConfig(cfg, inv, strategies.Options{Mode: mode})
-		ds = append(ds, res.Diagnostics...)
-	}
+	// The verdict is rlsolve check's: the planner and the solver together.
+	o := pipeline.CheckBytes(c.Name+".json", doc, pipeline.Options{Inventory: inv, GPUsPerNode: -1, Mode: mode})
+	ds, res := o.Diagnostics, o.Result
 	comps, _ := exp["components"].(map[string]any)
 	for _, v := range comps {
 		if m, ok := v.(map[string]any); ok && m["error"] != nil {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
 )
 
@@ -35,7 +36,7 @@ on stdout instead.`,
 				return usageErrorf("--output must be text, short, json or sarif, not %q", output)
 			}
 			inv, bad := in.loadInventory()
-			var outs []*outcome
+			var outs []*pipeline.Outcome
 			if bad != nil {
 				outs = append(outs, bad)
 			} else {
@@ -54,17 +55,17 @@ on stdout instead.`,
 	return c
 }
 
-func printCheck(outs []*outcome, output string, strict bool) error {
+func printCheck(outs []*pipeline.Outcome, output string, strict bool) error {
 	var all model.Diagnostics
 	for _, o := range outs {
-		all = append(all, o.diags...)
+		all = append(all, o.Diagnostics...)
 	}
 	switch output {
 	case "text":
 		src := diag.DiskSources()
 		for _, o := range outs {
-			diag.Text(os.Stderr, o.diags, src, useColor())
-			diag.Summary(os.Stderr, o.diags, o.file)
+			diag.Text(os.Stderr, o.Diagnostics, src, useColor())
+			diag.Summary(os.Stderr, o.Diagnostics, o.File)
 			strictNote(o, strict)
 		}
 	case "short":
@@ -72,7 +73,7 @@ func printCheck(outs []*outcome, output string, strict bool) error {
 	case "json":
 		valid := true
 		for _, o := range outs {
-			valid = valid && !o.failed(strict)
+			valid = valid && !o.Failed(strict)
 		}
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -84,8 +85,8 @@ func printCheck(outs []*outcome, output string, strict bool) error {
 }
 
 // strictNote says why a file with only warnings failed.
-func strictNote(o *outcome, strict bool) {
-	if strict && !o.diags.HasErrors() && o.diags.Count(model.SeverityWarning) > 0 {
-		fmt.Fprintf(os.Stderr, "%s: failed because --strict treats warnings as errors\n", o.file)
+func strictNote(o *pipeline.Outcome, strict bool) {
+	if strict && !o.Diagnostics.HasErrors() && o.Diagnostics.Count(model.SeverityWarning) > 0 {
+		fmt.Fprintf(os.Stderr, "%s: failed because --strict treats warnings as errors\n", o.File)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 
 	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 )
@@ -41,21 +42,21 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 			}
 			inv, bad := in.loadInventory()
 			if bad != nil {
-				diag.Text(os.Stderr, bad.diags, diag.DiskSources(), useColor())
-				diag.Summary(os.Stderr, bad.diags, bad.file)
-				return exitFor([]*outcome{bad}, in.strict)
+				diag.Text(os.Stderr, bad.Diagnostics, diag.DiskSources(), useColor())
+				diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
+				return exitFor([]*pipeline.Outcome{bad}, in.strict)
 			}
 			o := in.analyze(args[0], inv)
-			diag.Text(os.Stderr, o.diags, diag.DiskSources(), useColor())
-			if o.failed(in.strict) || o.result == nil || o.result.Plan == nil {
-				diag.Summary(os.Stderr, o.diags, o.file)
+			diag.Text(os.Stderr, o.Diagnostics, diag.DiskSources(), useColor())
+			if o.Failed(in.strict) || o.Result == nil || o.Result.Plan == nil {
+				diag.Summary(os.Stderr, o.Diagnostics, o.File)
 				strictNote(o, in.strict)
-				return exitFor([]*outcome{o}, in.strict)
+				return exitFor([]*pipeline.Outcome{o}, in.strict)
 			}
-			doc := o.result.NewDocument(o.inv, diag.JSON(o.diags))
+			doc := o.Result.NewDocument(o.Inventory, diag.JSON(o.Diagnostics))
 			switch output {
 			case "table", "text":
-				o.result.WriteTable(os.Stdout)
+				o.Result.WriteTable(os.Stdout)
 			case "json":
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")

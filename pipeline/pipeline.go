@@ -1,0 +1,155 @@
+// Package pipeline is rlsolve's check as a library: read a config, choose
+// the inventory, expand the placements, let the solver decide validity and
+// explain conflicts, and merge every diagnostic in file order. The CLI and
+// the whole-pipeline tests both use it.
+package pipeline
+
+import (
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/solver"
+	"github.com/rlsolve/rlsolve/strategies"
+	"github.com/rlsolve/rlsolve/topology"
+)
+
+// Options select the inventory and the mode.
+type Options struct {
+	// Inventory is the --inventory file's, if any.
+	Inventory *model.Inventory
+	// GPUsPerNode is --gpus-per-node; negative when not given.
+	GPUsPerNode int
+	Mode        strategies.Mode
+	// SolverBudget bounds the solver (0: its default).
+	SolverBudget time.Duration
+	Limits       grammar.Limits
+}
+
+// Outcome is everything known about one config file.
+type Outcome struct {
+	File        string
+	Config      *model.Config
+	Inventory   *model.Inventory
+	Result      *strategies.Result
+	Solver      *solver.Result
+	Diagnostics model.Diagnostics
+	// IOError is set when the file could not be read at all (exit 2).
+	IOError bool
+	// Budget is set when the solver ran out of time (exit 3).
+	Budget bool
+}
+
+// Failed reports whether the outcome fails a check.
+func (o *Outcome) Failed(strict bool) bool {
+	return o.Diagnostics.HasErrors() || strict && o.Diagnostics.Count(model.SeverityWarning) > 0
+}
+
+// ReadFile reads an input, turning I/O problems into diagnostics.
+func ReadFile(file string, lim grammar.Limits) ([]byte, *model.Diagnostic) {
+	if lim.MaxFileBytes == 0 {
+		lim = grammar.DefaultLimits
+	}
+	fail := func(code, format string, args ...any) ([]byte, *model.Diagnostic) {
+		return nil, &model.Diagnostic{Code: code, Severity: model.SeverityError, Summary: fmt.Sprintf(format, args...), Primary: model.Span{File: file}}
+	}
+	st, err := os.Stat(file)
+	if err == nil && st.IsDir() {
+		return fail(model.CodeFileRead, "%s is a directory, not a config file", file)
+	}
+	if err == nil && st.Size() > int64(lim.MaxFileBytes) {
+		return fail(model.CodeLimit, "%s is %d bytes; rlsolve reads at most %d", file, st.Size(), lim.MaxFileBytes)
+	}
+	data, err := os.ReadFile(file)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
+		return fail(model.CodeFileRead, "cannot read %s: %v", file, err)
+	}
+	return data, nil
+}
+
+// LoadInventory reads an inventory file. When it fails, the outcome says
+// why (an I/O failure exits 2, a bad inventory 1).
+func LoadInventory(file string, lim grammar.Limits) (*model.Inventory, *Outcome) {
+	if lim.MaxFileBytes == 0 {
+		lim = grammar.DefaultLimits
+	}
+	data, d := ReadFile(file, lim)
+	if d != nil {
+		return nil, &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}
+	}
+	inv, ds := grammar.LoadInventory(file, data, lim)
+	if inv == nil || ds.HasErrors() {
+		return nil, &Outcome{File: file, Diagnostics: ds}
+	}
+	return inv, nil
+}
+
+// CheckFile runs the whole check on one file.
+func CheckFile(file string, opt Options) *Outcome {
+	data, d := ReadFile(file, opt.Limits)
+	if d != nil {
+		return &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}
+	}
+	return CheckBytes(file, data, opt)
+}
+
+// CheckBytes runs the whole check on a config's bytes.
+func CheckBytes(file string, data []byte, opt Options) *Outcome {
+	if opt.Limits.MaxFileBytes == 0 {
+		opt.Limits = grammar.DefaultLimits
+	}
+	o := &Outcome{File: file}
+	cfg, ds := grammar.LoadConfig(file, data, opt.Limits)
+	o.Config, o.Diagnostics = cfg, ds
+	// Placement still runs after errors in some entries, so that one run
+	// reports every independent problem; it needs a usable node count.
+	if cfg == nil || cfg.NumNodes <= 0 {
+		return o
+	}
+	inv, note := topology.Choose(topology.Choice{File: opt.Inventory, InConfig: cfg.Inventory, GPUsPerNode: opt.GPUsPerNode}, cfg.NumNodes)
+	if note != "" {
+		o.Diagnostics = append(o.Diagnostics, model.Diagnostic{Code: model.NoteAssumedInventory, Severity: model.SeverityNote,
+			Summary: note, Primary: cfg.NumNodesSpan, PrimaryLabel: "node count from here"})
+	}
+	o.Inventory = inv
+	o.Result = strategies.PlanConfig(cfg, inv, strategies.Options{Mode: opt.Mode, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})
+	// Validity is the solver's verdict; its conflicts come as minimal sets
+	// of located facts and replace the planner's first-found errors.
+	mp := opt.Mode == strategies.ModeModelParallel || opt.Mode == strategies.ModeDetect && cfg.ModelParallel.Present
+	solved, err := solver.Check(cfg, inv, solver.Options{ModelParallel: mp, Budget: opt.SolverBudget})
+	o.Solver = solved
+	if err != nil {
+		o.Diagnostics = append(o.Diagnostics, model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,
+			Summary: fmt.Sprintf("the solver stopped: %v", err), Primary: cfg.ComponentsSpan,
+			Help: []model.Fix{{Message: "raise --solver-budget, or check a smaller part of the config"}}})
+		o.Budget = true
+	}
+	var solvedDiags model.Diagnostics
+	if solved != nil {
+		solvedDiags = solved.Diagnostics
+	}
+	o.Diagnostics = append(o.Diagnostics, solver.Reconcile(o.Result.Diagnostics, solvedDiags)...)
+	SortByPosition(o.Diagnostics)
+	return o
+}
+
+// SortByPosition orders diagnostics as they appear in the files, so that
+// problems found by different stages read top to bottom.
+func SortByPosition(ds model.Diagnostics) {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i].Primary, ds[j].Primary
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
+}

@@ -172,7 +172,6 @@ func (d *doc) nodeGroups(cfg *model.Config, n *yaml.Node, numOK bool) {
 			diag := d.errorf(model.CodeDuplicateLabel, g.LabelSpan, "second group with this label", "two node groups are labelled %q", g.Label)
 			diag.Labels = []model.Label{{Span: first, Message: "first defined here"}}
 			diag.Why = "RLinf looks groups up by label; it accepts the config but fails when the cluster starts (D6)."
-			continue
 		}
 		labels[g.Label] = g.LabelSpan
 		cfg.NodeGroups = append(cfg.NodeGroups, g)
@@ -499,7 +498,6 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 						diag.Labels = []model.Label{{Span: first, Message: "first set here"}}
 						diag.Why = "RLinf allows each env var key once per node group, across all its env_configs, even for disjoint nodes (D11)."
 						diag.Help = []model.Fix{{Message: "set it once, or move one of the env_configs into a node group of its own"}}
-						continue
 					}
 					keyOwner[v.Key] = v.KeySpan
 					ec.EnvVars = append(ec.EnvVars, v)

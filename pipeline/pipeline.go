@@ -134,7 +134,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	if solved != nil {
 		solvedDiags = solved.Diagnostics
 	}
-	o.Diagnostics = append(o.Diagnostics, solver.Reconcile(o.Result.Diagnostics, solvedDiags)...)
+	o.Diagnostics = solver.Reconcile(append(o.Diagnostics, o.Result.Diagnostics...), solvedDiags)
 	SortByPosition(o.Diagnostics)
 	return o
 }

@@ -207,18 +207,21 @@ var covered = map[string]bool{
 // Covers reports whether the solver encodes the rule behind code.
 func Covers(code string) bool { return covered[code] }
 
-// Reconcile merges the planner's diagnostics with the solver's. When the
-// solver explains conflicts, the planner's errors of the rules it encodes
-// are replaced by the solver's minimal explanations; the planner's other
-// diagnostics stay. When the solver finds none, the planner's errors stay:
-// the two disagreeing is a bug, and failing safe keeps it visible.
-func Reconcile(planner, solved model.Diagnostics) model.Diagnostics {
-	if !solved.HasErrors() {
-		return append(planner, solved...)
+// Reconcile merges the direct checks' diagnostics (grammar and planner)
+// with the solver's. A direct error of a rule the solver encodes gives way
+// to the solver's explanation of the same rule (a minimal set of located
+// facts); every other diagnostic stays. If the solver missed a rule the
+// direct checks caught, their error stays: failing safe keeps it visible.
+func Reconcile(direct, solved model.Diagnostics) model.Diagnostics {
+	explained := map[string]bool{}
+	for _, d := range solved {
+		if d.Severity == model.SeverityError {
+			explained[d.Code] = true
+		}
 	}
 	var out model.Diagnostics
-	for _, d := range planner {
-		if d.Severity == model.SeverityError && covered[d.Code] {
+	for _, d := range direct {
+		if d.Severity == model.SeverityError && covered[d.Code] && explained[d.Code] {
 			continue
 		}
 		out = append(out, d)

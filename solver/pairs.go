@@ -19,7 +19,7 @@ func (s *session) pairRules() {
 				s.pair("duplicate label", la, lb, &violation{Code: model.CodeDuplicateLabel, Primary: lb,
 					Summary: fmt.Sprintf("two node groups are labelled %q", label),
 					Why:     "RLinf looks groups up by label; it accepts the config but fails when the cluster starts (D6).",
-					Roles:   map[int]string{la: "first group with this label", lb: "second group with this label"}})
+					Roles:   map[int]string{la: "first defined here", lb: "second group with this label"}})
 			}
 		}
 	}

@@ -67,9 +67,6 @@ type ComponentPlan struct {
 	NodeGroups    []string
 	Strategy      Strategy
 	Placements    []Placement
-	// Interpreters holds the python_interpreter_path per worker's group and
-	// node, when one is configured ("" otherwise); nil when none is.
-	Interpreters []string
 }
 
 // Plan is every component's placements.

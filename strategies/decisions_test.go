@@ -9,6 +9,7 @@ import (
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/strategies"
+	"github.com/rlsolve/rlsolve/topology"
 )
 
 // One test per decision of semantics §10: rlsolve's deliberate differences
@@ -300,7 +301,18 @@ func TestD13_InventoryRanksAsGiven(t *testing.T) {
 	if got := r.Cluster.Env(actor, 3)["MASTER_ADDR"]; got != "10.0.0.10" {
 		t.Errorf("MASTER_ADDR %q, want rank 0's IP", got)
 	}
+	// Discovered nodes (no explicit rank) are ordered by numeric IPv4, with
+	// a warning where RLinf's string order would differ; the plan then
+	// follows that order.
 	t.Run("discovered node order", func(t *testing.T) {
-		t.Skip("D13 IP ordering of discovered nodes (numeric IPv4, warning where RLinf's string order differs) is not part of strategies; it belongs to topology (topology.Order) and is tested there")
+		found := []model.Node{{IP: "10.0.0.10", AccelCount: 2}, {IP: "10.0.0.9", AccelCount: 2}}
+		ordered, warn := topology.Order(found)
+		if ordered[0].IP != "10.0.0.9" || ordered[1].IP != "10.0.0.10" || warn == "" {
+			t.Fatalf("order %v, warning %q", ordered, warn)
+		}
+		r := mustPlan(t, "cluster:\n  num_nodes: 2\n  component_placement:\n    actor: all\n", &model.Inventory{Nodes: ordered}, strategies.ModeHybrid)
+		if got := r.Cluster.Env(comp(t, r, "actor"), 0)["MASTER_ADDR"]; got != "10.0.0.9" {
+			t.Errorf("MASTER_ADDR %q, want the numerically first IP", got)
+		}
 	})
 }

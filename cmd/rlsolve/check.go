@@ -11,6 +11,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
+func init() { register(newCheck) }
+
 func newCheck() *cobra.Command {
 	var in inputFlags
 	var output string

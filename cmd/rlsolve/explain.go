@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 )
 
+func init() { register(newExplain) }
+
 func newExplain() *cobra.Command {
 	return &cobra.Command{
 		Use:   "explain [CODE]",

@@ -12,6 +12,8 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
+func init() { register(newPlan) }
+
 func newPlan() *cobra.Command {
 	var in inputFlags
 	var output, component string

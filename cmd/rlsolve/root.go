@@ -29,6 +29,14 @@ Exit codes: 0 ok (warnings allowed unless --strict), 1 invalid config,
 			return &exitError{code: exitUsage}
 		},
 	}
-	root.AddCommand(newCheck(), newPlan(), newExplain(), newVersion())
+	for _, c := range commands {
+		root.AddCommand(c())
+	}
 	return root
 }
+
+// commands are the subcommands; each command's file registers its own in
+// an init function, so adding a command touches only its file.
+var commands []func() *cobra.Command
+
+func register(c func() *cobra.Command) { commands = append(commands, c) }

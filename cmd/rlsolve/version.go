@@ -25,6 +25,8 @@ func version() string {
 	return "devel"
 }
 
+func init() { register(newVersion) }
+
 func newVersion() *cobra.Command {
 	return &cobra.Command{
 		Use:   "version",

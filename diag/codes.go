@@ -46,7 +46,8 @@ func Codes() []Explanation {
 	return out
 }
 
-// explanations holds one entry per code in model/codes.go. Text says what
+// explanations holds one entry per code in model/codes*.go; a feature's
+// codes are explained in its own diag/codes_<topic>.go, appended by init. Text says what
 // RLinf does where the rule comes from RLinf (semantics §1-5) and names the
 // decision (D1-D13, semantics §10) where rlsolve deliberately differs.
 var explanations = []Explanation{

@@ -256,7 +256,7 @@ func (d *doc) mapping(n *yaml.Node) []entry {
 		if first, dup := seen[key]; dup {
 			diag := d.errorf(model.CodeDuplicateKey, d.keySpan(k), "repeated here", "duplicate key %q", key)
 			diag.Labels = append(diag.Labels, model.Label{Span: d.keySpan(first), Message: "first defined here"})
-			diag.Why = "RLinf's YAML loader rejects duplicate keys, and with yaml.v3 the later one would silently win."
+			diag.Why = "RLinf's YAML loader (OmegaConf) rejects a mapping with a repeated key."
 			continue
 		}
 		seen[key] = k

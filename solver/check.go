@@ -32,11 +32,11 @@ type Result struct {
 }
 
 type session struct {
-	cfg      *model.Config
-	inv      *model.Inventory
-	fs       *facts
-	p        *problem
-	clusters map[string]*model.Cluster
+	cfg  *model.Config
+	inv  *model.Inventory
+	fs   *facts
+	p    *problem
+	view *model.Cluster
 	// found is how many conflicts the config has (for judging fixes).
 	found int
 }
@@ -59,7 +59,7 @@ func Check(cfg *model.Config, inv *model.Inventory, opt Options) (*Result, error
 	if cfg.NumNodes > 0 {
 		nodes = nodes[:cfg.NumNodes]
 	}
-	s := &session{cfg: cfg, inv: &model.Inventory{Nodes: nodes, Source: inv.Source}, fs: collect(cfg), clusters: map[string]*model.Cluster{}}
+	s := &session{cfg: cfg, inv: &model.Inventory{Nodes: nodes, Source: inv.Source}, fs: collect(cfg)}
 	s.p = newProblem(len(s.fs.list))
 	for gi := range s.fs.envVar {
 		for j := range s.fs.envVar[gi] {
@@ -117,7 +117,12 @@ func (s *session) diagnostic(c conflict, opt Options, deadline time.Time) model.
 	for _, f := range c.rule.scope {
 		scoped[f] = true
 	}
-	v := c.rule.check(func(f int) bool { return !scoped[f] || in[f] })
+	// Describe the conflict as the config has it (other facts present) when
+	// that points at one of the set's facts; otherwise describe the set alone.
+	v := c.rule.check(func(int) bool { return true })
+	if v == nil || v.Primary >= 0 && !in[v.Primary] {
+		v = c.rule.check(func(f int) bool { return !scoped[f] || in[f] })
+	}
 	if v == nil {
 		// Cannot happen: minimize keeps the set violating.
 		v = &violation{Code: model.CodeInvalidValue, Summary: "conflict in " + c.rule.name, Primary: -1}

@@ -23,15 +23,12 @@ type procs struct {
 func (s *session) entryRule(ei int) {
 	e := &s.cfg.Components[ei]
 	scope := append([]int(nil), s.fs.segment[ei]...)
+	// The node_group choice is a fact (without it, the default group); a
+	// group's own definition is context, named in the messages: making it
+	// a fact would put it in every core, since without the group there is
+	// nothing left to check.
 	if ng := s.fs.nodeGroup[ei]; ng >= 0 {
 		scope = append(scope, ng)
-		for _, l := range e.NodeGroups {
-			for gi := range s.cfg.NodeGroups {
-				if s.cfg.NodeGroups[gi].Label == l {
-					scope = append(scope, s.fs.groupRanks[gi])
-				}
-			}
-		}
 	}
 	// One rule per placement part for what the part alone decides (range,
 	// divisibility, where its processes land), so that independent problems
@@ -112,16 +109,11 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 	if ng >= 0 && p(ng) {
 		labels = e.NodeGroups
 	}
-	cl := s.cluster(p)
+	cl := s.cluster()
 	r, missing := cl.Resolve(labels)
 	roles := map[int]string{}
 	if ng >= 0 && p(ng) {
 		roles[ng] = fmt.Sprintf("selects node group(s) %s", strings.Join(labels, ","))
-	}
-	if missing != "" && s.groupIndex(missing) >= 0 {
-		// The group exists and was only deselected: deselecting a fact never
-		// makes a violation, or cores would collapse onto "missing" ones.
-		return nil, nil
 	}
 	if missing != "" {
 		if !order {
@@ -137,11 +129,6 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 			v.Fixes = append(v.Fixes, fix)
 		}
 		return v, nil
-	}
-	for _, l := range labels {
-		if gi := s.groupIndex(l); gi >= 0 {
-			roles[s.fs.groupRanks[gi]] = fmt.Sprintf("%q has %d %s", l, cl.Group(l).ResourceCount(), unitOf(cl.Group(l)))
-		}
 	}
 	if !r.Typed && len(r.Groups) > 1 && order {
 		for _, g := range r.Groups {
@@ -175,7 +162,7 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 			}
 			roles[f] = fmt.Sprintf("%d is past the last rank %d", re, total-1)
 			v := &violation{Code: model.CodeRankOutOfRange, Primary: f, Roles: roles, At: endSpan(sg, rs > total-1),
-				Summary: fmt.Sprintf("%s: resource rank %d is outside the %d %s (0-%d) of node group(s) %s", who, re, total, r.Unit(), total-1, strings.Join(labels, ","))}
+				Summary: fmt.Sprintf("%s: resource rank %d is outside the %d %s (0-%d) of %s", who, re, total, r.Unit(), total-1, groupsText(labels))}
 			if rs <= total-1 {
 				v.Fixes = append(v.Fixes, shrinkFix(ei, si, rs, total-1))
 			}
@@ -196,9 +183,14 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 					qf := s.fs.segment[ei][q]
 					roles[qf] = "uses them first"
 					roles[f] = "uses them again"
-					return &violation{Code: model.CodeDuplicateResource, Primary: f, Roles: roles,
-						Summary: fmt.Sprintf("%s: resource ranks %d-%d are placed twice", who, max(rs, qrs), min(re, qre)),
-						Fixes:   []candidateFix{moveFix(ei, si, qre+1, re-rs)}}, nil
+					v := &violation{Code: model.CodeDuplicateResource, Primary: f, Roles: roles,
+						Summary: fmt.Sprintf("%s: %s placed twice", who, ranksText("resource", max(rs, qrs), min(re, qre)))}
+					if qre+1 <= re {
+						v.Fixes = append(v.Fixes, moveFix(ei, si, qre+1, re-qre-1)) // keep the end, start after the earlier part
+					} else {
+						v.Fixes = append(v.Fixes, moveFix(ei, si, qre+1, re-rs)) // shift the whole part past it
+					}
+					return v, nil
 				}
 			}
 			roles[pf] = fmt.Sprintf("ends at %d", lastRes)
@@ -320,32 +312,12 @@ func (s *session) entryIndex(pr *procs) int {
 	return s.fs.list[pr.seg[0]].Entry
 }
 
-// cluster is the cluster view with the node groups p says are present,
-// cached by which configured groups are absent.
-func (s *session) cluster(p present) *model.Cluster {
-	var absent []int
-	for gi := range s.cfg.NodeGroups {
-		if !p(s.fs.groupRanks[gi]) {
-			absent = append(absent, gi)
-		}
+// cluster is the cluster view of the config's node groups.
+func (s *session) cluster() *model.Cluster {
+	if s.view == nil {
+		s.view = model.NewCluster(s.inv, s.cfg)
 	}
-	key := fmt.Sprint(absent)
-	if c, ok := s.clusters[key]; ok {
-		return c
-	}
-	reduced := *s.cfg
-	reduced.NodeGroups = nil
-	j := 0
-	for gi := range s.cfg.NodeGroups {
-		if j < len(absent) && absent[j] == gi {
-			j++
-			continue
-		}
-		reduced.NodeGroups = append(reduced.NodeGroups, s.cfg.NodeGroups[gi])
-	}
-	c := model.NewCluster(s.inv, &reduced)
-	s.clusters[key] = c
-	return c
+	return s.view
 }
 
 func (s *session) groupIndex(label string) int {
@@ -422,4 +394,21 @@ func endSpan(sg *model.Segment, start bool) model.Span {
 	n := len(fmt.Sprint(sg.ResEnd))
 	w := sp.EndCol - sp.Col
 	return sp.Sub(w-n, w)
+}
+
+// ranksText is "resource rank 3" or "resource ranks 3-5".
+func ranksText(kind string, a, b int) string {
+	if a == b {
+		return fmt.Sprintf("%s rank %d is", kind, a)
+	}
+	return fmt.Sprintf("%s ranks %d-%d are", kind, a, b)
+}
+
+// groupsText names the groups a placement uses: "the cluster" for the
+// default group.
+func groupsText(labels []string) string {
+	if len(labels) == 1 && labels[0] == "cluster" {
+		return "the cluster"
+	}
+	return "node group(s) " + strings.Join(labels, ",")
 }

@@ -134,7 +134,7 @@ func (s *session) mp(p present) *violation {
 	if actor == nil || rollout == nil {
 		return nil
 	}
-	numGPUs := s.cluster(p).NumAccelerators()
+	numGPUs := s.cluster().NumAccelerators()
 	auto, autoF := s.setting(p, "auto_scheduler")
 	atp, atpF := s.setting(p, "actor_tp")
 	rtp, rtpF := s.setting(p, "rollout_tp")
@@ -265,7 +265,7 @@ func (s *session) tpSizes(p present, actor, rollout []int, atp, atpF, rtp, rtpF 
 // stays on one node (D1): process i holds first + (i/stride)*B + i%stride +
 // k*stride for k < nhpp, with B = nhpp*stride.
 func (s *session) packedSpans(p present, name string, gpus []int, nhpp, stride int, segs map[string][]int, roles map[int]string) *violation {
-	r, _ := s.cluster(p).Resolve(nil)
+	r, _ := s.cluster().Resolve(nil)
 	if r == nil || gpus[len(gpus)-1] >= r.Total {
 		return nil
 	}

@@ -548,7 +548,7 @@ cluster:
 			"Flexible placements only at launch (\"must be on the same node\"), and its Packed strategy has an " +
 			"off-by-one that accepts a process whose last device is on the next node, handing it a GPU index " +
 			"its node does not have. rlsolve rejects both at check time and shows which devices are on which " +
-			"node (decision D1).",
+			"node (decisions D5 for the launch-time check, D1 for Packed's off-by-one).",
 		Example: `cluster:
   num_nodes: 2
   component_placement:

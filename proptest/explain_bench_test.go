@@ -1,6 +1,8 @@
 package proptest
 
 import (
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/rlsolve/rlsolve/pipeline"
@@ -88,4 +90,38 @@ func BenchmarkExplainTen1024(b *testing.B) {
 	}
 	b.ReportMetric(float64(conflicts), "conflicts")
 	b.ReportMetric(float64(largest), "largest-set")
+}
+
+// manyParts lists 8,192 GPUs one part each, plus a component with a
+// duplicate and an out-of-range part: every rule stays linear in the parts.
+func manyParts() []byte {
+	var b strings.Builder
+	b.WriteString("cluster:\n  num_nodes: 1024\n  component_placement:\n    actor: \"")
+	for i := 0; i < 8192; i++ {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(i))
+	}
+	b.WriteString("\"\n    bad: \"0-99,50,200-8192\"\n")
+	return []byte(b.String())
+}
+
+func TestManyPartsExplained(t *testing.T) {
+	o := pipeline.CheckBytes("many.yaml", manyParts(), pipeline.Options{Inventory: topology.Uniform(1024, 8, "test"), GPUsPerNode: -1})
+	codes := map[string]bool{}
+	for _, d := range o.Diagnostics {
+		codes[d.Code] = true
+	}
+	if !codes["RLS-E0204"] || !codes["RLS-E0203"] || len(codes) != 2 {
+		t.Errorf("codes %v, want E0204 and E0203", codes)
+	}
+}
+
+func BenchmarkCheckManyParts(b *testing.B) {
+	data := manyParts()
+	inv := topology.Uniform(1024, 8, "bench")
+	for b.Loop() {
+		pipeline.CheckBytes("many.yaml", data, pipeline.Options{Inventory: inv, GPUsPerNode: -1})
+	}
 }

@@ -37,6 +37,8 @@ type session struct {
 	fs   *facts
 	p    *problem
 	view *model.Cluster
+	// bases[e][s] is the worker index of part s's first process.
+	bases map[int][]int
 	// found is how many conflicts the config has (for judging fixes).
 	found int
 }

@@ -33,18 +33,14 @@ func (s *session) entryRule(ei int) {
 	// One rule per placement part for what the part alone decides (range,
 	// divisibility, where its processes land), so that independent problems
 	// are reported one by one; one rule for the order between parts.
+	// A part's own checks do not depend on the other parts, so its rule
+	// sees only the part and the node_group: linear in the parts, even for
+	// a placement that lists 8,192 GPUs one by one.
 	base := scope[len(s.fs.segment[ei]):]
 	for si, f := range s.fs.segment[ei] {
 		si := si
 		local := append([]int{f}, base...)
-		if si > 0 {
-			// Implicit process ranks and node order depend on earlier parts.
-			local = append(append([]int(nil), s.fs.segment[ei][:si]...), local...)
-		}
 		check := func(p present) *violation { v, _ := s.entry(ei, p, si); return v }
-		if len(local) > maxScope {
-			local = s.narrow(local, check)
-		}
 		s.p.add(&rule{name: fmt.Sprintf("placement part %d of %s", si, names(e)), scope: local, check: check})
 	}
 	check := func(p present) *violation { v, _ := s.entry(ei, p, orderRule); return v }
@@ -96,9 +92,15 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 	e := &s.cfg.Components[ei]
 	who := names(e)
 	var segs []int
-	for si, f := range s.fs.segment[ei] {
-		if p(f) {
-			segs = append(segs, si)
+	if only >= 0 {
+		if p(s.fs.segment[ei][only]) {
+			segs = []int{only}
+		}
+	} else {
+		for si, f := range s.fs.segment[ei] {
+			if p(f) {
+				segs = append(segs, si)
+			}
 		}
 	}
 	if len(segs) == 0 {
@@ -243,7 +245,11 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 		}
 		lastRes, lastProc, prevSeg = re, pe, si
 	}
-	if v := s.processes(who, r, pr, roles, ng, part, order); v != nil {
+	first := 0
+	if only >= 0 {
+		first = s.procBase(ei, only, total)
+	}
+	if v := s.processes(who, r, pr, roles, ng, part, order, first); v != nil {
 		return v, nil
 	}
 	return nil, pr
@@ -251,12 +257,8 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 
 // processes checks where each process lands: one node, one hardware type,
 // nodes in ascending order, disjoint groups for node placement.
-func (s *session) processes(who string, r *model.Resolver, pr *procs, roles map[int]string, ng int, part func(int) bool, order bool) *violation {
-	segIndex := map[int]int{}
-	for si, f := range s.fs.segment[s.entryIndex(pr)] {
-		segIndex[f] = si
-	}
-	mine := func(i int) bool { return part(segIndex[pr.seg[i]]) }
+func (s *session) processes(who string, r *model.Resolver, pr *procs, roles map[int]string, ng int, part func(int) bool, order bool, base int) *violation {
+	mine := func(i int) bool { return part(s.fs.list[pr.seg[i]].Index) }
 	if !r.Typed && order {
 		seen := map[int]string{}
 		for _, g := range r.Groups {
@@ -273,9 +275,9 @@ func (s *session) processes(who string, r *model.Resolver, pr *procs, roles map[
 	for i := range pr.start {
 		first := r.Locate(pr.start[i])
 		if !r.Typed && pr.n[i] != 1 && mine(i) {
-			roles[pr.seg[i]] = fmt.Sprintf("gives worker %d %d nodes", i, pr.n[i])
+			roles[pr.seg[i]] = fmt.Sprintf("gives worker %d %d nodes", base+i, pr.n[i])
 			return &violation{Code: model.CodeOneProcessOneNode, Primary: pr.seg[i], Roles: roles,
-				Summary: fmt.Sprintf("%s: worker %d would run on %d nodes at once", who, i, pr.n[i])}
+				Summary: fmt.Sprintf("%s: worker %d would run on %d nodes at once", who, base+i, pr.n[i])}
 		}
 		for h := pr.start[i] + 1; h < pr.start[i]+pr.n[i]; h++ {
 			w := r.Locate(h)
@@ -283,33 +285,25 @@ func (s *session) processes(who string, r *model.Resolver, pr *procs, roles map[
 				break
 			}
 			if w.Node != first.Node {
-				roles[pr.seg[i]] = fmt.Sprintf("worker %d comes from here", i)
+				roles[pr.seg[i]] = fmt.Sprintf("worker %d comes from here", base+i)
 				return &violation{Code: model.CodeSpansNodes, Primary: pr.seg[i], Roles: roles,
-					Summary: fmt.Sprintf("%s: worker %d would get %s: one process cannot span nodes", who, i, perNode(r, pr.start[i], pr.n[i])),
+					Summary: fmt.Sprintf("%s: worker %d would get %s: one process cannot span nodes", who, base+i, perNode(r, pr.start[i], pr.n[i])),
 					Why:     "A process runs on one node; RLinf only finds this when it launches the workers (D5)."}
 			}
 			if w.Group.HardwareType != first.Group.HardwareType {
-				roles[pr.seg[i]] = fmt.Sprintf("worker %d gets %s and %s", i, first.Group.HardwareType, w.Group.HardwareType)
+				roles[pr.seg[i]] = fmt.Sprintf("worker %d gets %s and %s", base+i, first.Group.HardwareType, w.Group.HardwareType)
 				return &violation{Code: model.CodeMixedHardware, Primary: pr.seg[i], Roles: roles,
-					Summary: fmt.Sprintf("%s: worker %d would mix hardware types %s and %s", who, i, first.Group.HardwareType, w.Group.HardwareType)}
+					Summary: fmt.Sprintf("%s: worker %d would mix hardware types %s and %s", who, base+i, first.Group.HardwareType, w.Group.HardwareType)}
 			}
 		}
 		if first.Node < lastNode && order {
-			roles[pr.seg[i]] = fmt.Sprintf("worker %d lands on node %d", i, first.Node)
+			roles[pr.seg[i]] = fmt.Sprintf("worker %d lands on node %d", base+i, first.Node)
 			return &violation{Code: model.CodeNodeOrder, Primary: ng, Roles: roles,
-				Summary: fmt.Sprintf("%s: worker %d lands on node %d after a worker on node %d; list node groups in ascending node order", who, i, first.Node, lastNode)}
+				Summary: fmt.Sprintf("%s: worker %d lands on node %d after a worker on node %d; list node groups in ascending node order", who, base+i, first.Node, lastNode)}
 		}
 		lastNode = first.Node
 	}
 	return nil
-}
-
-// entryIndex finds the entry the processes belong to.
-func (s *session) entryIndex(pr *procs) int {
-	if len(pr.seg) == 0 {
-		return 0
-	}
-	return s.fs.list[pr.seg[0]].Entry
 }
 
 // cluster is the cluster view of the config's node groups.
@@ -411,4 +405,32 @@ func groupsText(labels []string) string {
 		return "the cluster"
 	}
 	return "node group(s) " + strings.Join(labels, ",")
+}
+
+// procBase is the config's worker index of part si's first process, for
+// messages of a rule that looks at that part alone.
+func (s *session) procBase(ei, si, total int) int {
+	if s.bases == nil {
+		s.bases = map[int][]int{}
+	}
+	b, ok := s.bases[ei]
+	if !ok {
+		e := &s.cfg.Components[ei]
+		b = make([]int, len(e.Segments))
+		n := 0
+		for j := range e.Segments {
+			b[j] = n
+			sg := &e.Segments[j]
+			switch {
+			case sg.HasProcesses:
+				n += sg.ProcEnd - sg.ProcStart + 1
+			case sg.AllResources:
+				n += total
+			default:
+				n += sg.ResEnd - sg.ResStart + 1
+			}
+		}
+		s.bases[ei] = b
+	}
+	return b[si]
 }

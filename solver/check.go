@@ -208,7 +208,7 @@ var covered = map[string]bool{
 	model.CodeNodeOrder: true, model.CodeMPMissing: true, model.CodeMPNotContiguous: true,
 	model.CodeMPMode: true, model.CodeMPCollocatedExtra: true, model.CodeMPTPDivisible: true,
 	model.CodeMPTPTooLarge: true, model.CodeMPRecompute: true, model.CodeMPAutoOrder: true,
-	model.CodeMPSizes: true, model.CodePackedDivisible: true,
+	model.CodeMPSizes: true, model.CodePackedDivisible: true, model.CodeNeedsHardware: true,
 }
 
 // Covers reports whether the solver encodes the rule behind code.

@@ -134,13 +134,18 @@ func (s *session) mp(p present) *violation {
 	if actor == nil || rollout == nil {
 		return nil
 	}
+	if s.cluster().NumAccelerators() == 0 {
+		return &violation{Code: model.CodeNeedsHardware, Primary: -1, Roles: roles,
+			Summary: "model-parallel placement packs components onto GPUs, but the inventory has none",
+			Why:     "RLinf's ModelParallel placement uses Packed strategies over the cluster's GPUs."}
+	}
 	numGPUs := s.cluster().NumAccelerators()
 	auto, autoF := s.setting(p, "auto_scheduler")
+	last := func(l []int) int { return l[len(l)-1] }
 	atp, atpF := s.setting(p, "actor_tp")
 	rtp, rtpF := s.setting(p, "rollout_tp")
 	rpp, rppF := s.setting(p, "rollout_pp")
 	if auto == 1 && lists["critic"] == nil {
-		last := func(l []int) int { return l[len(l)-1] }
 		ok := actor[0] == 0 && last(actor)+1 == rollout[0]
 		if inf != nil {
 			ok = ok && last(rollout)+1 == inf[0] && last(inf) == numGPUs-1
@@ -155,7 +160,25 @@ func (s *session) mp(p present) *violation {
 			return &violation{Code: model.CodeMPAutoOrder, Primary: autoF, Roles: roles,
 				Summary: fmt.Sprintf("AUTO mode needs actor, rollout and inference in that order, from GPU 0 to the last GPU (%d)", numGPUs-1)}
 		}
-		return s.packedSpans(p, "rollout", rollout, len(rollout)/max(len(rollout)/(rtp*rpp), 1), 1, segs, roles)
+		if v := s.tpSizes(p, actor, rollout, atp, atpF, rtp, rtpF, segs, roles); v != nil {
+			return v
+		}
+		gpus := rollout
+		if s.cfg.ModelParallel.UsePreProcessPolicy.Value {
+			// The rollout also takes the actor's GPUs before it (semantics §5.2).
+			if (last(actor)-actor[0]+1)%rtp != 0 {
+				mark("actor", fmt.Sprintf("%d GPUs", len(actor)))
+				roles[rtpF] = fmt.Sprintf("rollout TP %d", rtp)
+				return &violation{Code: model.CodeMPSizes, Primary: primary("actor"), Roles: roles,
+					Summary: fmt.Sprintf("with use_pre_process_policy the actor's %d GPUs must be divisible by rollout TP %d", len(actor), rtp)}
+			}
+			gpus = make([]int, 0, last(actor)+1+len(rollout))
+			for g := 0; g <= last(actor); g++ {
+				gpus = append(gpus, g)
+			}
+			gpus = append(gpus, rollout...)
+		}
+		return s.rolloutEngines(p, gpus, rtp, rtpF, rpp, rppF, segs, roles, primary("rollout"))
 	}
 	if equal(actor, rollout) {
 		for _, n := range []string{infer, "critic_inference"} {
@@ -225,21 +248,32 @@ func (s *session) mp(p present) *violation {
 	if v := s.tpSizes(p, actor, rollout, atp, atpF, rtp, rtpF, segs, roles); v != nil {
 		return v
 	}
-	dp := len(rollout) / (rtp * rpp)
+	return s.rolloutEngines(p, rollout, rtp, rtpF, rpp, rppF, segs, roles, primary("rollout"))
+}
+
+// rolloutEngines checks the disaggregated (and AUTO) rollout: engines of
+// len/dp GPUs, dp = len / (TP*PP), each on one node.
+func (s *session) rolloutEngines(p present, gpus []int, rtp, rtpF, rpp, rppF int, segs map[string][]int, roles map[int]string, primary int) *violation {
+	mark := func(role string) {
+		for _, f := range segs["rollout"] {
+			roles[f] = role
+		}
+	}
+	dp := len(gpus) / (rtp * rpp)
 	if dp == 0 {
-		mark("rollout", fmt.Sprintf("%d GPUs", len(rollout)))
+		mark(fmt.Sprintf("%d GPUs", len(gpus)))
 		roles[rtpF], roles[rppF] = fmt.Sprintf("TP %d", rtp), fmt.Sprintf("PP %d", rpp)
-		return &violation{Code: model.CodeMPSizes, Primary: primary("rollout"), Roles: roles,
-			Summary: fmt.Sprintf("rollout has %d GPUs, fewer than TP x PP = %d", len(rollout), rtp*rpp)}
+		return &violation{Code: model.CodeMPSizes, Primary: primary, Roles: roles,
+			Summary: fmt.Sprintf("rollout has %d GPUs, fewer than TP x PP = %d", len(gpus), rtp*rpp)}
 	}
-	nhpp := len(rollout) / dp
-	if len(rollout)%nhpp != 0 {
-		mark("rollout", fmt.Sprintf("%d GPUs", len(rollout)))
+	nhpp := len(gpus) / dp
+	if len(gpus)%nhpp != 0 {
+		mark(fmt.Sprintf("%d GPUs", len(gpus)))
 		roles[rtpF] = fmt.Sprintf("TP %d", rtp)
-		return &violation{Code: model.CodePackedDivisible, Primary: primary("rollout"), Roles: roles,
-			Summary: fmt.Sprintf("rollout's %d GPUs make %d engines of %d GPUs with some left over", len(rollout), dp, nhpp)}
+		return &violation{Code: model.CodePackedDivisible, Primary: primary, Roles: roles,
+			Summary: fmt.Sprintf("rollout's %d GPUs make %d engines of %d GPUs with some left over", len(gpus), dp, nhpp)}
 	}
-	return s.packedSpans(p, "rollout", rollout, nhpp, 1, segs, roles)
+	return s.packedSpans(p, "rollout", gpus, nhpp, 1, segs, roles)
 }
 
 func (s *session) tpSizes(p present, actor, rollout []int, atp, atpF, rtp, rtpF int, segs map[string][]int, roles map[int]string) *violation {

@@ -176,7 +176,7 @@ func (d *doc) span(n *yaml.Node) model.Span {
 		// does not sit alone on a list item's dash.
 		return d.span(n.Content[0])
 	}
-	if n.Kind == yaml.SequenceNode && n.Style&yaml.FlowStyle != 0 && len(n.Content) > 0 {
+	if (n.Kind == yaml.SequenceNode || n.Kind == yaml.MappingNode) && n.Style&yaml.FlowStyle != 0 && len(n.Content) > 0 {
 		return d.flowSpan(n, s)
 	}
 	if n.Kind != yaml.ScalarNode || n.Line > len(d.lines) {
@@ -202,16 +202,20 @@ func (d *doc) span(n *yaml.Node) model.Span {
 	return s
 }
 
-// flowSpan covers a one-line flow sequence from '[' to its ']', so that an
-// edit can replace the whole list.
+// flowSpan covers a one-line flow collection from '[' or '{' to its closing
+// bracket, so that an edit can replace it whole.
 func (d *doc) flowSpan(n *yaml.Node, s model.Span) model.Span {
+	closing := byte(']')
+	if n.Kind == yaml.MappingNode {
+		closing = '}'
+	}
 	last := d.span(n.Content[len(n.Content)-1])
 	if last.Line != n.Line || n.Line > len(d.lines) {
 		return s
 	}
 	line := d.lines[n.Line-1]
 	for i := last.EndCol - 1; i >= 0 && i < len(line); i++ {
-		if line[i] == ']' {
+		if line[i] == closing {
 			s.EndCol = i + 2
 			return s
 		}

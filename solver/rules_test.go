@@ -99,7 +99,7 @@ type stCase struct {
 	fixes   []stFix  // the fixes offered, in order (nil: any)
 	noFixes bool     // no fix may be offered
 	// primaryLine and labelLines, when set, are the lines of the spans
-	// (a flow mapping's span covers only its "{").
+	// (a flow mapping spans its braces).
 	primaryLine int
 	labelLines  []int
 }
@@ -159,7 +159,7 @@ var stCases = []stCase{
       hardware: {type: Franka, configs: [{node_rank: 0, robot_ip: 10.0.0.2}]}
   component_placement:
     actor: "0-3"
-`, primary: "{", labels: []string{"{"}, primaryLine: 9, labelLines: []int{6}},
+`, primary: "{node_rank: 0, robot_ip: 10.0.0.2}", labels: []string{"{node_rank: 0, robot_ip: 10.0.0.1}"}, primaryLine: 9, labelLines: []int{6}},
 
 	// entry.go
 	{name: "out of range end", gpus: []int{8}, code: model.CodeRankOutOfRange,

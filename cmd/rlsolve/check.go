@@ -27,8 +27,16 @@ on stdout instead.`,
   rlsolve check train.yaml --inventory cluster.yaml --strict
   rlsolve check configs/*.yaml --output short
   rlsolve check train.yaml --output sarif > rlsolve.sarif`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if in.slime != "" {
+				return nil // the --slime flags are the layout; FILE is optional
+			}
+			return cobra.MinimumNArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if in.slime != "" || pipeline.AnySlimeFile(args) {
+				return checkSlime(&in, args, output)
+			}
 			if _, err := in.strategyMode(); err != nil {
 				return err
 			}
@@ -54,6 +62,7 @@ on stdout instead.`,
 	}
 	in.register(c)
 	c.Flags().StringVarP(&output, "output", "o", "text", "output format: text, short, json or sarif")
+	completeFlagValues(c, "text", "short", "json", "sarif")
 	return c
 }
 
@@ -91,4 +100,50 @@ func strictNote(o *pipeline.Outcome, strict bool) {
 	if strict && !o.Diagnostics.HasErrors() && o.Diagnostics.Count(model.SeverityWarning) > 0 {
 		fmt.Fprintf(os.Stderr, "%s: failed because --strict treats warnings as errors\n", o.File)
 	}
+}
+
+// checkSlime checks slime layouts: the --slime flags (with FILEs that add
+// keys or an inventory), or FILEs with a top-level slime: key; other FILEs
+// are RLinf configs as usual. Text output shows the --slime string in code
+// frames.
+func checkSlime(in *inputFlags, args []string, output string) error {
+	switch output {
+	case "text", "short", "json", "sarif":
+	default:
+		return usageErrorf("--output must be text, short, json or sarif, not %q", output)
+	}
+	src := diag.DiskSources()
+	inv, bad := in.loadInventory()
+	var outs []*pipeline.Outcome
+	if bad != nil {
+		outs = append(outs, bad)
+	} else {
+		files := args
+		if len(files) == 0 {
+			files = []string{""}
+		}
+		for _, f := range files {
+			if in.slime == "" && !pipeline.IsSlimeFile(f) {
+				outs = append(outs, in.analyze(f, inv))
+				continue
+			}
+			so := pipeline.CheckSlime(in.slime, f, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, SolverBudget: in.budget})
+			for name, text := range so.Sources {
+				src.Files[name] = text
+			}
+			outs = append(outs, so.Outcome)
+		}
+	}
+	if output != "text" {
+		if err := printCheck(outs, output, in.strict); err != nil {
+			return err
+		}
+		return exitFor(outs, in.strict)
+	}
+	for _, o := range outs {
+		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
+		diag.Summary(os.Stderr, o.Diagnostics, o.File)
+		strictNote(o, in.strict)
+	}
+	return exitFor(outs, in.strict)
 }

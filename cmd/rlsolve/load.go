@@ -20,9 +20,13 @@ type inputFlags struct {
 	mode        string
 	strict      bool
 	budget      time.Duration
+	slime       string // --slime: slime's placement flags (FILE is then optional)
 }
 
 func (f *inputFlags) register(c *cobra.Command) {
+	if n := c.Name(); n == "check" || n == "plan" { // the commands that read slime layouts
+		c.Flags().StringVar(&f.slime, "slime", "", "a slime layout given by its placement `FLAGS` ('--actor-num-nodes 2 --rollout-num-gpus 8 ...'); FILE is then optional")
+	}
 	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes")
 	f.gpusPerNode = -1
 	c.Flags().Var((*optionalInt)(&f.gpusPerNode), "gpus-per-node", "assume `N` identical NVIDIA GPUs per node (0 for CPU-only)")

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/render"
 	"github.com/spf13/cobra"
 	"go.yaml.in/yaml/v3"
 )
@@ -28,19 +29,27 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 		Example: `  rlsolve plan train.yaml
   rlsolve plan train.yaml --inventory cluster.yaml --output json | jq '.components.actor.placements[0]'
   rlsolve plan train.yaml --output env --component rollout --rank 3`,
-		Args: cobra.ExactArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if in.slime != "" {
+				return cobra.MaximumNArgs(1)(cmd, args) // the --slime flags are the layout; FILE is optional
+			}
+			return cobra.ExactArgs(1)(cmd, args)
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if in.slime != "" || pipeline.AnySlimeFile(args) {
+				return planSlime(&in, args, output, component, rank)
+			}
 			if _, err := in.strategyMode(); err != nil {
 				return err
 			}
 			switch output {
-			case "table", "text", "json", "yaml":
+			case "table", "text", "json", "yaml", "svg", "html":
 			case "env":
 				if component == "" {
 					return usageErrorf("--output env needs --component NAME and --rank R")
 				}
 			default:
-				return usageErrorf("--output must be table, json, yaml or env, not %q", output)
+				return usageErrorf("--output must be table, json, yaml or env, not %q (or svg or html for a picture)", output)
 			}
 			inv, bad := in.loadInventory()
 			if bad != nil {
@@ -59,6 +68,10 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 			switch output {
 			case "table", "text":
 				o.Result.WriteTable(os.Stdout)
+			case "svg":
+				return render.SVG(os.Stdout, o.Result, render.Options{Title: args[0]})
+			case "html":
+				return render.HTML(os.Stdout, o.Result, render.Options{Title: args[0]})
 			case "json":
 				enc := json.NewEncoder(os.Stdout)
 				enc.SetIndent("", "  ")
@@ -95,9 +108,10 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 		},
 	}
 	in.register(c)
-	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, yaml or env")
+	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, yaml, env, svg or html")
 	c.Flags().StringVar(&component, "component", "", "with --output env: the component")
 	c.Flags().IntVar(&rank, "rank", 0, "with --output env: the worker rank")
+	completeFlagValues(c, "table", "json", "yaml", "env", "svg", "html")
 	return c
 }
 
@@ -122,4 +136,77 @@ func shellQuote(s string) string {
 		}
 	}
 	return out + "'"
+}
+
+// planSlime plans a slime layout (--slime flags and/or a FILE with a slime:
+// key): the same document shape as for RLinf configs, with each worker's
+// bundles and GPU request, and the engines' ports.
+func planSlime(in *inputFlags, args []string, output, component string, rank int) error {
+	switch output {
+	case "table", "text", "json", "yaml":
+	case "env":
+		if component == "" {
+			return usageErrorf("--output env needs --component NAME and --rank R")
+		}
+	default:
+		return usageErrorf("--output must be table, json, yaml or env for a slime layout, not %q", output)
+	}
+	src := diag.DiskSources()
+	inv, bad := in.loadInventory()
+	if bad != nil {
+		diag.Text(os.Stderr, bad.Diagnostics, src, useColor())
+		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
+		return exitFor([]*pipeline.Outcome{bad}, in.strict)
+	}
+	file := ""
+	if len(args) > 0 {
+		file = args[0]
+	}
+	so := pipeline.CheckSlime(in.slime, file, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, SolverBudget: in.budget})
+	for name, text := range so.Sources {
+		src.Files[name] = text
+	}
+	o := so.Outcome
+	diag.Text(os.Stderr, o.Diagnostics, src, useColor())
+	if o.Failed(in.strict) || so.Plan == nil || so.Plan.Plan == nil {
+		diag.Summary(os.Stderr, o.Diagnostics, o.File)
+		strictNote(o, in.strict)
+		if err := exitFor([]*pipeline.Outcome{o}, in.strict); err != nil {
+			return err
+		}
+		return &exitError{code: exitInvalid}
+	}
+	doc := so.Plan.NewDocument(o.Inventory, diag.JSON(o.Diagnostics))
+	switch output {
+	case "table", "text":
+		so.Plan.WriteTable(os.Stdout)
+	case "json":
+		enc := json.NewEncoder(os.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(doc)
+	case "yaml":
+		b, _ := json.Marshal(doc)
+		var v any
+		_ = json.Unmarshal(b, &v)
+		out, err := yaml.Marshal(v)
+		if err != nil {
+			return err
+		}
+		_, err = os.Stdout.Write(out)
+		return err
+	case "env":
+		env, err := doc.Env(component, rank)
+		if err != nil {
+			return usageErrorf("%v", err)
+		}
+		keys := make([]string, 0, len(env))
+		for k := range env {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			fmt.Printf("export %s=%s\n", k, shellQuote(env[k]))
+		}
+	}
+	return nil
 }

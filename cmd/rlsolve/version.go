@@ -29,9 +29,10 @@ func init() { register(newVersion) }
 
 func newVersion() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print rlsolve's version",
-		Args:  cobra.NoArgs,
+		Use:     "version",
+		Short:   "Print rlsolve's version",
+		Example: "  rlsolve version",
+		Args:    cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
 			fmt.Println("rlsolve", version())
 		},

@@ -1,0 +1,216 @@
+package diag
+
+import "github.com/rlsolve/rlsolve/model"
+
+// slime layouts (E07, W07, N07): `rlsolve check --slime FLAGS` or a YAML
+// file with a `slime:` key. The examples are such files; slime has no
+// RLinf `cluster:` section, which their first line says.
+func init() {
+	explanations = append(explanations, slimeExplanations...)
+}
+
+var slimeExplanations = []Explanation{
+	{
+		Code:  model.CodeSlimeFlag,
+		Title: "malformed slime flags",
+		Text: "The --slime string (or a `slime:` key) cannot be read as slime's placement flags: an unterminated " +
+			"quote, a flag without its value, a value given to a switch (--colocate, --debug-train-only, " +
+			"--debug-rollout-only take none), or a misspelt placement flag. slime's parser accepts no " +
+			"abbreviations, and a misspelt flag would leave its default in force, so rlsolve refuses it; " +
+			"flags that do not affect placement are ignored with a note.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: "--actor-num-node 2 --rollout-num-gpus 8"
+`,
+	},
+	{
+		Code:  model.CodeSlimeValue,
+		Title: "slime flag value not a positive whole number",
+		Text: "GPU counts, node counts, the engine size and the SGLang dp size are whole numbers of at least 1, " +
+			"written in decimal digits. rlsolve does not expand shell variables ($N) and refuses 1_0, which " +
+			"Python's int() would read as 10.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  actor_num_nodes: 0
+  rollout_num_gpus: 8
+`,
+	},
+	{
+		Code:  model.CodeSlimeMissing,
+		Title: "rollout GPU count missing",
+		Text: "In disaggregated and rollout-only layouts slime needs --rollout-num-gpus: it has no default " +
+			"unless actor and rollout are colocated, where it is the actor's GPU count.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  actor_num_nodes: 1
+`,
+	},
+	{
+		Code:  model.CodeSlimeModes,
+		Title: "both debug modes",
+		Text: "--debug-train-only places only the actor and --debug-rollout-only only the rollout. slime " +
+			"checks --debug-train-only first, so with both the rollout is silently never placed.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  debug_train_only: true
+  debug_rollout_only: true
+  rollout_num_gpus: 8
+`,
+	},
+	{
+		Code:  model.CodeSlimeFit,
+		Title: "slime layout larger than the inventory",
+		Text: "slime reserves one placement-group bundle {GPU: 1, CPU: 1} per GPU of the layout: the actor's " +
+			"actor_num_nodes x actor_num_gpus_per_node, plus rollout_num_gpus when disaggregated. Ray never " +
+			"schedules a placement group larger than the cluster, so slime would wait forever. The conflict " +
+			"names the flags that make the layout too large.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  actor_num_nodes: 2
+  rollout_num_gpus: 8
+inventory:
+  nodes:
+    - ranks: 0-1
+      accelerators: {count: 8}
+`,
+	},
+	{
+		Code:  model.CodeSlimeEngineDivides,
+		Title: "rollout GPUs not a multiple of the engine size",
+		Text: "slime starts rollout_num_gpus // rollout_num_gpus_per_engine SGLang engines; the remaining GPUs " +
+			"would get no engine (newer slime versions assert). Make the rollout's GPU count a multiple of " +
+			"the engine size.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  rollout_num_gpus: 6
+  rollout_num_gpus_per_engine: 4
+`,
+	},
+	{
+		Code:  model.CodeSlimeStraddle,
+		Title: "engine straddles nodes",
+		Text: "An SGLang engine's tensor-parallel group runs on one node, or on whole nodes: an engine larger " +
+			"than a node spans gpus_per_engine / num_gpus_per_node nodes that share the first node's " +
+			"dist_init_addr. An engine that takes part of one node and part of the next (because the rollout " +
+			"starts mid-node, or the engine size does not divide the node) cannot be started. rlsolve finds " +
+			"the engine's GPUs from the stable bundle order, not from rank arithmetic.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  actor_num_gpus_per_node: 4
+  rollout_num_gpus: 8
+  rollout_num_gpus_per_engine: 8
+`,
+	},
+	{
+		Code:  model.CodeSlimeNodeSize,
+		Title: "wrong GPUs per node for the inventory",
+		Text: "slime computes each engine's base GPU as (offset + rank x gpus_per_engine) % num_gpus_per_node " +
+			"and its node as rank // engines_per_node, from --num-gpus-per-node (8 by default). On nodes with " +
+			"another GPU count, such as 4-GPU GB200 nodes, engines ask for GPUs that do not exist or take " +
+			"another node's ports. Set --num-gpus-per-node to the rollout nodes' GPU count.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  rollout_num_gpus: 8
+  debug_rollout_only: true
+inventory:
+  nodes:
+    - ranks: 0-1
+      accelerators: {model: GB200, count: 4}
+`,
+	},
+	{
+		Code:  model.CodeSlimeColocate,
+		Title: "colocate with unequal GPU counts",
+		Text: "With --colocate the actor and the rollout share the same bundles one to one: each bundle's GPU " +
+			"holds an actor (0.8 GPU) and an engine's share (0.2 GPU). These fractions are Ray bookkeeping, " +
+			"not memory. The placement group has the actor's bundles only, so the rollout must have exactly " +
+			"as many GPUs as the actor.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  colocate: true
+  actor_num_nodes: 2
+  rollout_num_gpus: 8
+`,
+	},
+	{
+		Code:  model.CodeSlimePortRange,
+		Title: "rollout ports in the ephemeral range",
+		Text: "Each engine takes, on its first node, consecutive ports from a per-node cursor at 15000: an HTTP " +
+			"port, an NCCL port and a block of 30 + dp_size ports for dist_init_addr. Ports in the ephemeral " +
+			"range 32768-65535 are handed to outgoing connections at any time, so a server port there can be " +
+			"taken before the engine binds it. Use fewer engines per node or a smaller --sglang-dp-size.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  debug_rollout_only: true
+  rollout_num_gpus: 8
+  rollout_num_gpus_per_engine: 4
+  sglang_dp_size: 9000
+`,
+	},
+	{
+		Code:  model.CodeSlimePortOverlap,
+		Title: "overlapping port blocks",
+		Text: "Ports are planned per node from a cursor at 15000. Two inventory nodes with the same address are " +
+			"one machine, so the engines placed on both plan the same ports. Give each inventory node its own " +
+			"address.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  debug_rollout_only: true
+  rollout_num_gpus: 16
+  rollout_num_gpus_per_engine: 8
+inventory:
+  nodes:
+    - {rank: 0, ip: 10.0.0.1, accelerators: 8}
+    - {rank: 1, ip: 10.0.0.1, accelerators: 8}
+`,
+	},
+	{
+		Code:  model.WarnSlimeRankNode,
+		Title: "slime's rank arithmetic picks another node",
+		Text: "slime groups its rollout workers by rank (rank // engines_per_node) and probes every member's " +
+			"ports and dist_init_addr on the node of the group's first worker. When the rollout starts " +
+			"mid-node (the actor's GPU count is not a multiple of the node size), an engine's group leader " +
+			"can be on another node. rlsolve's plan derives every engine's node from the stable bundle order " +
+			"and plans its ports there.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  actor_num_gpus_per_node: 2
+  rollout_num_gpus: 6
+  rollout_num_gpus_per_engine: 2
+  num_gpus_per_node: 4
+inventory:
+  nodes:
+    - ranks: 0-1
+      accelerators: {count: 4}
+`,
+	},
+	{
+		Code:  model.WarnSlimeActorSpread,
+		Title: "actor ranks not on actor_num_nodes nodes",
+		Text: "slime's placement group packs {GPU: 1} bundles in stable order: actor_num_nodes x " +
+			"actor_num_gpus_per_node sets how many GPUs the actor gets, not how they spread. On nodes with " +
+			"another GPU count the actor's ranks land on more or fewer nodes than asked.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime:
+  actor_num_nodes: 2
+  actor_num_gpus_per_node: 4
+  debug_train_only: true
+`,
+	},
+	{
+		Code:  model.WarnSlimeRepeated,
+		Title: "slime flag given twice",
+		Text:  "slime's argparse keeps the last value of a repeated flag; the earlier one has no effect.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: "--rollout-num-gpus 8 --rollout-num-gpus 4"
+`,
+	},
+	{
+		Code:  model.NoteSlimeIgnored,
+		Title: "arguments that do not affect placement",
+		Text: "rlsolve reads slime's placement flags only; a pasted command line's other arguments (the program, " +
+			"--hf-checkpoint, ...) are ignored, with their values.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: "python train.py --hf-checkpoint /models/x --rollout-num-gpus 8"
+`,
+	},
+}

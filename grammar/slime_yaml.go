@@ -1,0 +1,207 @@
+package grammar
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlsolve/rlsolve/internal/fuzzy"
+	"github.com/rlsolve/rlsolve/model"
+	"go.yaml.in/yaml/v3"
+)
+
+// The YAML form of a slime layout: a top-level `slime:` key holding the
+// flags' names with underscores (`actor_num_nodes: 2`, `colocate: true`),
+// or a string of flags as on the command line; and optionally an
+// `inventory:` key, as in RLinf configs.
+//
+//	slime:
+//	  actor_num_nodes: 2
+//	  actor_num_gpus_per_node: 8
+//	  rollout_num_gpus: 8
+//	  rollout_num_gpus_per_engine: 2
+//	inventory:
+//	  nodes: ...
+
+// IsSlimeDoc reports whether data is a YAML mapping with a top-level
+// `slime:` key and no `cluster:` key.
+func IsSlimeDoc(data []byte) bool {
+	var root yaml.Node
+	if len(data) > DefaultLimits.MaxFileBytes || yaml.Unmarshal(data, &root) != nil || len(root.Content) != 1 {
+		return false
+	}
+	m := root.Content[0]
+	if m.Kind != yaml.MappingNode {
+		return false
+	}
+	slime, cluster := false, false
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		switch m.Content[i].Value {
+		case "slime":
+			slime = true
+		case "cluster":
+			cluster = true
+		}
+	}
+	return slime && !cluster
+}
+
+func slimeKeyByYAML(name string) (model.SlimeKey, bool) {
+	norm := strings.ReplaceAll(strings.TrimLeft(name, "-"), "-", "_")
+	for k, info := range model.SlimeKeys {
+		if info.Key == norm {
+			return model.SlimeKey(k), true
+		}
+	}
+	return 0, false
+}
+
+// LoadSlime reads a slime YAML file. With required set, a file without a
+// `slime:` key is an error; otherwise it may hold only an inventory (the
+// flags then come from --slime). The config is nil when the file is
+// unusable.
+func LoadSlime(file string, data []byte, lim Limits, required bool) (*model.SlimeConfig, model.Diagnostics) {
+	if lim.MaxFileBytes == 0 {
+		lim = DefaultLimits
+	}
+	d := parseDoc(file, data, lim)
+	if d.root == nil {
+		return nil, d.diags
+	}
+	root := deref(d.root)
+	if root.Kind != yaml.MappingNode {
+		d.errorf(model.CodeWrongType, d.span(root), "expected a mapping", "%s must be a YAML mapping with a `slime:` key", file)
+		return nil, d.diags
+	}
+	top := d.mapping(root)
+	first := model.Span{File: file, Line: 1, Col: 1, EndLine: 1, EndCol: 2}
+	cfg := &model.SlimeConfig{Source: file, Span: first, End: first}
+	e, ok := lookup(top, "slime")
+	switch {
+	case ok:
+		cfg.Span = d.keySpan(e.k)
+		cfg.End = cfg.Span
+		d.slime(cfg, e.v)
+	case required:
+		diag := d.errorf(model.CodeMissingField, first, "", "%s has no `slime:` section", file)
+		diag.Help = []model.Fix{{Message: "add `slime:` with the placement flags (actor_num_nodes, rollout_num_gpus, ...), or pass them with --slime"}}
+		return nil, d.diags
+	}
+	if e, ok := lookup(top, "inventory"); ok {
+		cfg.Inventory = d.inventory(e.v)
+		if cfg.Inventory == nil {
+			return nil, d.diags
+		}
+	}
+	return cfg, d.diags
+}
+
+func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
+	n = deref(n)
+	if n == nil || n.Tag == "!!null" {
+		return
+	}
+	if n.Kind == yaml.ScalarNode {
+		d.slimeString(cfg, n)
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		d.errorf(model.CodeWrongType, d.span(n), "expected a mapping", "`slime` must be a mapping of flags (or a string of them), but got %s", kindName(n))
+		return
+	}
+	var names []string
+	for _, k := range model.SlimeKeys {
+		names = append(names, k.Key)
+	}
+	var ignored []string
+	var ignSpan model.Span
+	for _, e := range d.mapping(n) {
+		key, ok := slimeKeyByYAML(e.key)
+		ks := d.keySpan(e.k)
+		if !ok {
+			norm := strings.ReplaceAll(strings.TrimLeft(e.key, "-"), "-", "_")
+			if near := fuzzy.Nearest(norm, names); near != "" && !strings.HasPrefix(norm, "sglang_") {
+				diag := d.errorf(model.CodeSlimeFlag, ks, "unknown key", "unknown slime key `%s`; did you mean `%s`?", e.key, near)
+				diag.Why = "A misspelt placement key would leave its default in force."
+				diag.Help = []model.Fix{{Message: fmt.Sprintf("write `%s`", near), Edits: []model.Edit{{Span: ks, NewText: near}}}}
+				continue
+			}
+			if len(ignored) == 0 {
+				ignSpan = ks
+			}
+			ignored = append(ignored, e.key)
+			continue
+		}
+		info := key.Info()
+		what := "slime." + info.Key
+		v := model.SlimeValue{Set: true, ValueSpan: d.span(e.v)}
+		if info.Bool {
+			b, val, ok := d.boolean(e.v, what)
+			if !ok {
+				continue
+			}
+			v.Value, v.ValueSpan = b2i(b), val.span
+			v.Text = fmt.Sprintf("%s: %v", info.Key, b)
+		} else {
+			x, val, ok := d.integer(e.v, what)
+			if !ok {
+				continue
+			}
+			v.ValueSpan = val.span
+			if x < 1 || x > MaxSlimeValue {
+				label, msg := "must be positive", fmt.Sprintf("%s must be at least 1, but is %d", what, x)
+				if x > MaxSlimeValue {
+					label, msg = "too large", fmt.Sprintf("%s is %d; rlsolve accepts at most %d", what, x, MaxSlimeValue)
+				}
+				d.errorf(model.CodeSlimeValue, val.span, label, "%s", msg)
+				continue
+			}
+			v.Value = x
+			v.Text = fmt.Sprintf("%s: %d", info.Key, x)
+		}
+		v.Span = ks
+		if v.ValueSpan.Line == ks.Line {
+			v.Span.EndCol = v.ValueSpan.EndCol
+		}
+		cfg.Values[key] = v
+	}
+	if len(ignored) > 0 {
+		d.diags = append(d.diags, model.Diagnostic{Code: model.NoteSlimeIgnored, Severity: model.SeverityNote,
+			Summary:      fmt.Sprintf("ignored %d key(s) under slime: that do not affect placement: %s", len(ignored), quoteList(ignored)),
+			Primary:      ignSpan,
+			PrimaryLabel: "not a placement flag",
+		})
+	}
+}
+
+// slimeString reads `slime: "--actor-num-nodes 2 ..."`, with positions
+// inside the scalar when it is written on one line as it reads.
+func (d *doc) slimeString(cfg *model.SlimeConfig, n *yaml.Node) {
+	v, ok := d.str(n, "slime")
+	if !ok {
+		return
+	}
+	s := v.py.str
+	loc := &slimeLocator{file: d.file, s: s, at: func(off int) (int, int) {
+		if v.exact && v.span.EndLine == v.span.Line {
+			return v.span.Line, v.span.Col + min(max(off, 0), len(s))
+		}
+		return v.span.Line, v.span.Col
+	}}
+	inner, ds := parseSlimeFlags(s, loc, d.limits)
+	d.diags = append(d.diags, ds...)
+	if inner == nil {
+		return
+	}
+	for k := range inner.Values {
+		if inner.Values[k].Set {
+			cfg.Values[k] = inner.Values[k]
+		}
+	}
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

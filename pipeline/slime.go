@@ -1,0 +1,174 @@
+package pipeline
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/solver"
+	"github.com/rlsolve/rlsolve/strategies"
+	"github.com/rlsolve/rlsolve/topology"
+)
+
+// SlimeOutcome is everything known about one slime layout. Its Outcome
+// carries the diagnostics and exit status as for RLinf configs (Config and
+// Result stay nil); the slime plan is in Plan.
+type SlimeOutcome struct {
+	*Outcome
+	Slime    *model.SlimeConfig
+	Topology *model.SlimeTopology
+	Plan     *strategies.SlimeResult
+	// Sources holds the --slime string under grammar.SlimeSource, so that
+	// diagnostics can show it in code frames.
+	Sources map[string][]byte
+}
+
+// IsSlimeFile reports whether file is a YAML file with a top-level `slime:`
+// key (and no `cluster:`), which check and plan read as a slime layout.
+func IsSlimeFile(file string) bool {
+	if file == "" {
+		return false
+	}
+	st, err := os.Stat(file)
+	if err != nil || st.IsDir() || st.Size() > int64(grammar.DefaultLimits.MaxFileBytes) {
+		return false
+	}
+	data, err := os.ReadFile(file)
+	return err == nil && grammar.IsSlimeDoc(data)
+}
+
+// CheckSlime runs the whole check on a slime layout: the --slime flags,
+// a YAML file (its `slime:` keys and `inventory:`), or both, the flags
+// winning. file may be "" when flags are given.
+func CheckSlime(flags, file string, opt Options) *SlimeOutcome {
+	if opt.Limits.MaxFileBytes == 0 {
+		opt.Limits = grammar.DefaultLimits
+	}
+	lim := opt.Limits
+	so := &SlimeOutcome{Outcome: &Outcome{File: file}, Sources: map[string][]byte{}}
+	if file == "" {
+		so.File = grammar.SlimeSource
+	}
+	var cfg *model.SlimeConfig
+	if file != "" {
+		data, d := ReadFile(file, lim)
+		if d != nil {
+			so.Diagnostics, so.IOError = model.Diagnostics{*d}, true
+			return so
+		}
+		c, ds := grammar.LoadSlime(file, data, lim, flags == "")
+		so.Diagnostics = append(so.Diagnostics, ds...)
+		cfg = c
+		if c == nil {
+			return so
+		}
+	}
+	if flags != "" || file == "" {
+		so.Sources[grammar.SlimeSource] = []byte(flags)
+		c, ds := grammar.ParseSlimeFlags(flags, lim)
+		so.Diagnostics = append(so.Diagnostics, ds...)
+		if c == nil {
+			return so
+		}
+		if cfg == nil {
+			cfg = c
+		} else {
+			cfg.Overlay(c)
+		}
+	}
+	so.Slime = cfg
+	if so.Diagnostics.HasErrors() {
+		SortByPosition(so.Diagnostics)
+		return so
+	}
+	inv, note := slimeInventory(cfg, opt)
+	if note != "" {
+		so.Diagnostics = append(so.Diagnostics, model.Diagnostic{Code: model.NoteAssumedInventory, Severity: model.SeverityNote,
+			Summary: note, Primary: cfg.Span, PrimaryLabel: "GPU counts from here"})
+	}
+	so.Inventory = inv
+	so.Topology = model.NewSlimeTopology(inv.Nodes, StableOrder(inv.Nodes))
+	so.Topology.Span = inv.Span
+	so.Plan = strategies.PlanSlime(cfg, so.Topology, strategies.SlimeOptions{MaxBundles: lim.MaxTotalProcesses})
+	solved, err := solver.CheckSlime(cfg, so.Topology, solver.Options{Budget: opt.SolverBudget})
+	so.Solver = solved
+	if err != nil {
+		so.Diagnostics = append(so.Diagnostics, model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,
+			Summary: fmt.Sprintf("the solver stopped: %v", err), Primary: cfg.Span,
+			Help: []model.Fix{{Message: "raise --solver-budget"}}})
+		so.Budget = true
+	}
+	var solvedDiags model.Diagnostics
+	if solved != nil {
+		solvedDiags = solved.Diagnostics
+	}
+	so.Diagnostics = solver.Reconcile(append(so.Diagnostics, so.Plan.Diagnostics...), solvedDiags)
+	SortByPosition(so.Diagnostics)
+	if so.Diagnostics.HasErrors() {
+		so.Plan.Plan = nil
+	}
+	return so
+}
+
+// slimeInventory picks the inventory in design.md's order: --inventory, the
+// file's `inventory:`, --gpus-per-node, else nodes of --num-gpus-per-node
+// GPUs (8 by default), assumed. A uniform inventory has as many nodes as the
+// placement group needs.
+func slimeInventory(cfg *model.SlimeConfig, opt Options) (*model.Inventory, string) {
+	s := cfg.Settings(nil)
+	total, _ := s.Bundles()
+	if s.Mode() == model.SlimeColocateMode {
+		total = max(total, s.Rollout())
+	}
+	nodes := func(g int) int {
+		if g <= 0 {
+			return 1
+		}
+		return min(max(1, (total+g-1)/g), opt.Limits.MaxClusterNodes)
+	}
+	switch {
+	case opt.Inventory != nil:
+		return opt.Inventory, ""
+	case cfg.Inventory != nil:
+		return cfg.Inventory, ""
+	case opt.GPUsPerNode >= 0:
+		return topology.Uniform(nodes(opt.GPUsPerNode), opt.GPUsPerNode, fmt.Sprintf("--gpus-per-node %d", opt.GPUsPerNode)), ""
+	}
+	g := s.NumGPUsPerNode
+	inv := topology.Uniform(nodes(g), g, "assumed")
+	inv.Assumed = true
+	return inv, fmt.Sprintf("no inventory given: assuming %d node(s) with %d NVIDIA GPUs each, from --num-gpus-per-node (pass --inventory FILE or --gpus-per-node N)", len(inv.Nodes), g)
+}
+
+// StableOrder is slime's stable order of the inventory's nodes (numeric
+// IPv4, else host name, else characters: topology.Order), as indices into
+// nodes.
+func StableOrder(nodes []model.Node) []int {
+	type key struct{ ip, host string }
+	queue := map[key][]int{}
+	for i, n := range nodes {
+		k := key{n.IP, n.Hostname}
+		queue[k] = append(queue[k], i)
+	}
+	sorted, _ := topology.Order(nodes)
+	out := make([]int, 0, len(nodes))
+	for _, n := range sorted {
+		k := key{n.IP, n.Hostname}
+		if q := queue[k]; len(q) > 0 {
+			out = append(out, q[0])
+			queue[k] = q[1:]
+		}
+	}
+	return out
+}
+
+// AnySlimeFile reports whether one of files is a slime YAML file.
+func AnySlimeFile(files []string) bool {
+	for _, f := range files {
+		if IsSlimeFile(f) {
+			return true
+		}
+	}
+	return false
+}

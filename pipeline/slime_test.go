@@ -1,0 +1,279 @@
+package pipeline
+
+import (
+	"fmt"
+	"math/rand"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/solver"
+	"github.com/rlsolve/rlsolve/strategies"
+	"github.com/rlsolve/rlsolve/topology"
+)
+
+func noInventory() Options { return Options{GPUsPerNode: -1} }
+
+func codes(ds model.Diagnostics) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Code)
+	}
+	return out
+}
+
+// The layouts of slime.md: bundle counts, rollout offset, actor rank r on
+// stable bundle r, engine i on bundles offset + i*g ... .
+func TestSlimeLayoutsOfTheSpec(t *testing.T) {
+	for _, c := range []struct {
+		flags           string
+		bundles, offset int
+		actor, engines  int
+		mode            model.PlacementMode
+	}{
+		{"--debug-train-only --actor-num-nodes 2 --actor-num-gpus-per-node 4 --num-gpus-per-node 4", 8, 0, 8, 0, model.ModeTrainOnly},
+		{"--debug-rollout-only --rollout-num-gpus 8 --rollout-num-gpus-per-engine 4", 8, 0, 0, 2, model.ModeRolloutOnly},
+		{"--colocate --actor-num-nodes 2 --rollout-num-gpus-per-engine 2", 16, 0, 16, 8, model.ModeCollocated},
+		{"--colocate --actor-num-nodes 1 --rollout-num-gpus 8", 8, 0, 8, 8, model.ModeCollocated},
+		{"--actor-num-nodes 2 --actor-num-gpus-per-node 8 --rollout-num-gpus 8 --rollout-num-gpus-per-engine 2", 24, 16, 16, 4, model.ModeDisaggregated},
+	} {
+		so := CheckSlime(c.flags, "", noInventory())
+		if so.Failed(false) || so.Plan == nil || so.Plan.Plan == nil {
+			t.Errorf("%s: %v", c.flags, so.Diagnostics)
+			continue
+		}
+		l := so.Plan.Layout
+		if l.NumBundles != c.bundles || l.RolloutOffset != c.offset || len(l.Engines) != c.engines || so.Plan.Plan.Mode != c.mode {
+			t.Errorf("%s: %d bundles, offset %d, %d engines, %s", c.flags, l.NumBundles, l.RolloutOffset, len(l.Engines), so.Plan.Plan.Mode)
+		}
+		if a := so.Plan.Plan.Component("actor"); c.actor == 0 && a != nil || c.actor > 0 && (a == nil || len(a.Placements) != c.actor) {
+			t.Errorf("%s: actor %+v", c.flags, a)
+		} else if a != nil {
+			for r, b := range a.HardwareRanks {
+				if b != r {
+					t.Errorf("%s: actor rank %d on bundle %d", c.flags, r, b)
+				}
+			}
+		}
+		g := l.Settings.GPUsPerEngine
+		for i, e := range l.Engines {
+			if e.Parts[0].Bundles[0] != c.offset+i*g {
+				t.Errorf("%s: engine %d starts at bundle %d", c.flags, i, e.Parts[0].Bundles[0])
+			}
+		}
+		if len(so.Diagnostics) != 1 || so.Diagnostics[0].Code != model.NoteAssumedInventory {
+			t.Errorf("%s: %v", c.flags, codes(so.Diagnostics))
+		}
+	}
+}
+
+func writeFile(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// A YAML file with slime: keys and an inventory; --slime flags win over it.
+func TestSlimeYAMLAndFlags(t *testing.T) {
+	p := writeFile(t, "s.yaml", `slime:
+  actor_num_gpus_per_node: 2
+  rollout_num_gpus: 6
+  rollout_num_gpus_per_engine: 2
+inventory:
+  nodes:
+    - ranks: 0-1
+      hostnames: gb200-[0-1]
+      ips: 10.0.0.[1-2]
+      accelerators: {model: GB200, count: 4}
+`)
+	if !IsSlimeFile(p) || !AnySlimeFile([]string{"missing.yaml", p}) {
+		t.Fatal("not recognised as a slime file")
+	}
+	so := CheckSlime("", p, noInventory())
+	if !so.Failed(false) || codes(so.Diagnostics)[0] != model.CodeSlimeNodeSize || so.Diagnostics[0].Primary.File != p {
+		t.Fatalf("%v", so.Diagnostics)
+	}
+	so = CheckSlime("--num-gpus-per-node 4", p, noInventory())
+	if so.Failed(false) || so.Plan.Plan == nil {
+		t.Fatalf("%v", so.Diagnostics)
+	}
+	if so.File != p || string(so.Sources[grammar.SlimeSource]) != "--num-gpus-per-node 4" {
+		t.Errorf("file %q sources %v", so.File, so.Sources)
+	}
+	e := so.Plan.Layout.Engines
+	if len(e) != 3 || e[1].DistInitAddr != "10.0.0.2:15002" || e[2].DistInitAddr != "10.0.0.2:15035" || e[0].DistInitAddr != "10.0.0.1:15002" {
+		t.Errorf("engines %+v", e)
+	}
+	// Flags override the file's keys.
+	so = CheckSlime("--num-gpus-per-node 4 --rollout-num-gpus 2", p, noInventory())
+	if so.Failed(false) || len(so.Plan.Layout.Engines) != 1 {
+		t.Errorf("override: %v", so.Diagnostics)
+	}
+	// Unreadable and missing files are I/O errors (exit 2).
+	if so := CheckSlime("--colocate", filepath.Join(t.TempDir(), "none.yaml"), noInventory()); !so.IOError {
+		t.Error("missing file")
+	}
+}
+
+// Inventory precedence: --inventory, the file's, --gpus-per-node, assumed
+// nodes of --num-gpus-per-node GPUs.
+func TestSlimeInventoryChoice(t *testing.T) {
+	so := CheckSlime("--rollout-num-gpus 8 --num-gpus-per-node 4", "", noInventory())
+	if so.Failed(false) || len(so.Inventory.Nodes) != 4 || so.Inventory.Nodes[0].AccelCount != 4 || !so.Inventory.Assumed {
+		t.Errorf("assumed: %+v %v", so.Inventory, so.Diagnostics)
+	}
+	so = CheckSlime("--rollout-num-gpus 8", "", Options{GPUsPerNode: 4})
+	if !so.Failed(false) || codes(so.Diagnostics)[0] != model.CodeSlimeNodeSize {
+		t.Errorf("--gpus-per-node 4 with the default node size: %v", codes(so.Diagnostics))
+	}
+	inv := topology.Uniform(1, 8, "inv.yaml")
+	so = CheckSlime("--rollout-num-gpus 8", "", Options{GPUsPerNode: 4, Inventory: inv})
+	if !so.Failed(false) || codes(so.Diagnostics)[0] != model.CodeSlimeFit {
+		t.Errorf("--inventory wins: %v", codes(so.Diagnostics))
+	}
+}
+
+// The stable order: numeric IPv4 first, then host names, inventory order
+// for ties.
+func TestSlimeStableOrder(t *testing.T) {
+	nodes := []model.Node{{IP: "10.0.0.66"}, {Hostname: "b"}, {IP: "10.0.0.7"}, {Hostname: "a"}, {IP: "9.1.1.1"}, {}, {}}
+	if got, want := StableOrder(nodes), []int{4, 2, 0, 5, 6, 3, 1}; !reflect.DeepEqual(got, want) {
+		t.Errorf("order %v, want %v", got, want)
+	}
+}
+
+// Every slime explanation's example triggers its own code.
+func TestSlimeExplanationExamples(t *testing.T) {
+	n := 0
+	for _, e := range diag.Codes() {
+		if !strings.HasPrefix(e.Code, "RLS-E07") && !strings.HasPrefix(e.Code, "RLS-W07") && !strings.HasPrefix(e.Code, "RLS-N07") {
+			continue
+		}
+		n++
+		p := writeFile(t, "example.yaml", e.Example)
+		so := CheckSlime("", p, noInventory())
+		if !contains(codes(so.Diagnostics), e.Code) {
+			t.Errorf("%s example gives %v", e.Code, codes(so.Diagnostics))
+		}
+	}
+	if n < 15 {
+		t.Errorf("only %d slime explanations", n)
+	}
+}
+
+func contains(xs []string, x string) bool {
+	for _, y := range xs {
+		if y == x {
+			return true
+		}
+	}
+	return false
+}
+
+// Random layouts on random inventories: the direct checks and the solver
+// agree on which rules fail; every conflict's flags alone reproduce it;
+// a valid layout plans every GPU of its placement group once.
+func TestSlimeRandomAgreement(t *testing.T) {
+	rng := rand.New(rand.NewSource(7))
+	pick := func(xs ...int) int { return xs[rng.Intn(len(xs))] }
+	for iter := 0; iter < 400; iter++ {
+		var parts []string
+		add := func(p float64, s string) {
+			if rng.Float64() < p {
+				parts = append(parts, s)
+			}
+		}
+		add(0.6, fmt.Sprintf("--actor-num-nodes %d", pick(1, 2, 3)))
+		add(0.6, fmt.Sprintf("--actor-num-gpus-per-node %d", pick(2, 4, 6, 8)))
+		add(0.8, fmt.Sprintf("--rollout-num-gpus %d", pick(2, 4, 6, 8, 12, 16)))
+		add(0.6, fmt.Sprintf("--rollout-num-gpus-per-engine %d", pick(1, 2, 3, 4, 8, 16)))
+		add(0.3, fmt.Sprintf("--num-gpus-per-node %d", pick(4, 8)))
+		add(0.2, fmt.Sprintf("--sglang-dp-size %d", pick(1, 4000, 9000)))
+		add(0.3, "--colocate")
+		add(0.1, "--debug-train-only")
+		add(0.1, "--debug-rollout-only")
+		flags := strings.Join(parts, " ")
+		g := pick(4, 8)
+		nodes := make([]model.Node, pick(1, 2, 3, 4, 5))
+		for i := range nodes {
+			nodes[i] = model.Node{Rank: i, IP: fmt.Sprintf("10.0.%d.%d", rng.Intn(2), pick(1, 7, 66, 100)), AccelCount: g}
+			if rng.Float64() < 0.1 {
+				nodes[i].AccelCount = 8
+			}
+		}
+		inv := &model.Inventory{Nodes: nodes, Source: "random"}
+		so := CheckSlime(flags, "", Options{Inventory: inv})
+		if so.Budget || so.IOError {
+			t.Fatalf("%s: budget/io", flags)
+		}
+		topo := so.Topology
+		direct := strategies.PlanSlime(so.Slime, topo, strategies.SlimeOptions{})
+		res, err := solver.CheckSlime(so.Slime, topo, solver.Options{NoFixes: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var dc, sc []string
+		for _, d := range direct.Diagnostics {
+			if d.Severity == model.SeverityError && solver.Covers(d.Code) {
+				dc = append(dc, d.Code)
+			}
+		}
+		for _, d := range res.Diagnostics {
+			sc = append(sc, d.Code)
+		}
+		sort.Strings(dc)
+		sort.Strings(sc)
+		if !reflect.DeepEqual(dc, sc) {
+			t.Fatalf("%s on %v: direct %v, solver %v", flags, nodes, dc, sc)
+		}
+		if !so.Failed(false) {
+			l := so.Plan.Layout
+			seen := map[[2]int]bool{}
+			for _, b := range l.Bundles {
+				k := [2]int{b.Node, b.GPU}
+				if seen[k] {
+					t.Fatalf("%s: GPU %v twice", flags, k)
+				}
+				seen[k] = true
+			}
+			// Port blocks on one node never overlap and stay below 32768.
+			byNode := map[int][][2]int{}
+			for _, p := range l.Ports {
+				if p.Last >= model.SlimeEphemeralFirst {
+					t.Fatalf("%s: port %d", flags, p.Last)
+				}
+				for _, q := range byNode[p.Node] {
+					if p.First <= q[1] && q[0] <= p.Last {
+						t.Fatalf("%s: blocks overlap on node %d", flags, p.Node)
+					}
+				}
+				byNode[p.Node] = append(byNode[p.Node], [2]int{p.First, p.Last})
+			}
+		}
+	}
+}
+
+// FuzzCheckSlime: any flag string on a small inventory is checked without
+// panicking, and a layout without errors has a plan.
+func FuzzCheckSlime(f *testing.F) {
+	for _, s := range []string{"--actor-num-nodes 2 --rollout-num-gpus 8 --rollout-num-gpus-per-engine 2", "--colocate", "--debug-rollout-only --rollout-num-gpus 3",
+		"--rollout-num-gpus 16 --rollout-num-gpus-per-engine 16 --num-gpus-per-node 4", "--sglang-dp-size 1048576 --rollout-num-gpus 8"} {
+		f.Add(s, uint8(2), uint8(4))
+	}
+	f.Fuzz(func(t *testing.T, flags string, n, g uint8) {
+		inv := topology.Uniform(int(n%9), int(g%17), "fuzz")
+		so := CheckSlime(flags, "", Options{Inventory: inv})
+		if !so.Diagnostics.HasErrors() && (so.Plan == nil || so.Plan.Plan == nil) {
+			t.Fatalf("%q: no errors and no plan", flags)
+		}
+	})
+}

@@ -1,0 +1,559 @@
+// Package render draws a plan as a picture: an SVG, or a self-contained
+// HTML page around it with hover details. One row per node (labelled with
+// its rank, host and node groups), one cell per GPU, robot and CPU slot,
+// coloured by component; each cell lists the worker ranks on it. Devices
+// shared by several workers say so, and a worker holding several devices
+// of a node (a tensor-parallel group, strided or not) is drawn as a line
+// joining them under the row.
+//
+// The output is deterministic (golden tests rely on it) and never refers
+// to anything outside itself: no fonts, scripts or images are loaded.
+package render
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/strategies"
+)
+
+// Options tune the picture.
+type Options struct {
+	// Title heads the picture, typically the config file's name.
+	Title string
+}
+
+// Geometry, in SVG user units (pixels at 100% zoom). Text is 11px
+// monospace, about charW wide per character.
+const (
+	margin     = 16
+	labelW     = 210
+	cellW      = 118
+	cellGap    = 6
+	blockGap   = 16
+	headerH    = 17
+	lineH      = 15
+	lanePad    = 4
+	laneH      = 16
+	rowPad     = 6
+	rowGap     = 8
+	charW      = 6.7
+	legendLine = 18
+	// maxEntries is how many component lines a cell shows before "+N more".
+	maxEntries = 8
+	// maxLanes bounds the worker lines drawn under one row.
+	maxLanes = 12
+	// maxEnvWorkers bounds how many workers' environments the HTML
+	// embeds; a bigger plan keeps every worker's placement fields.
+	maxEnvWorkers = 4096
+)
+
+type cellKind int
+
+const (
+	kindGPU cellKind = iota
+	kindRobot
+	kindCPU
+)
+
+// worker is one placed worker, with what the hover details show.
+type worker struct {
+	comp      int
+	Component string            `json:"component"`
+	Rank      int               `json:"rank"`
+	Node      int               `json:"node"`
+	Host      string            `json:"host,omitempty"`
+	IP        string            `json:"ip,omitempty"`
+	Group     string            `json:"node_group"`
+	Devices   string            `json:"devices"`
+	Local     string            `json:"local"`
+	Accel     string            `json:"accelerator_type"`
+	VisKey    string            `json:"visible_key"`
+	Visible   *string           `json:"visible"`
+	Python    string            `json:"python,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+}
+
+// entry is one component's workers on one cell.
+type entry struct {
+	comp    int
+	ranks   []int
+	workers []int
+}
+
+type cell struct {
+	kind    cellKind
+	label   string // GPU 3, Franka 0, CPU
+	block   int    // 0 GPUs, 1.. robot types, last CPU: blocks are spaced apart
+	entries []entry
+	x       float64
+	id      int // index in the picture's cell list
+}
+
+func (c *cell) workerCount() int {
+	n := 0
+	for _, e := range c.entries {
+		n += len(e.workers)
+	}
+	return n
+}
+
+// span is a worker holding several devices of one row.
+type span struct {
+	worker      int
+	first, last int // cell indices
+	cells       []int
+	lane        int
+}
+
+type row struct {
+	node   int
+	lines  []string // the label: node rank, host, groups, accelerators
+	cells  []cell
+	spans  []span
+	lanes  int
+	hidden int // spans not drawn (more than maxLanes lanes)
+	y, h   float64
+}
+
+type component struct {
+	name    string
+	color   string
+	summary string
+}
+
+// picture is everything drawn, computed once for the SVG and the HTML.
+type picture struct {
+	title      string
+	subtitle   string
+	comps      []component
+	workers    []worker
+	rows       []row
+	width      float64
+	height     float64
+	legendH    float64
+	envOmitted bool
+}
+
+// build lays the plan out.
+func build(r *strategies.Result, opt Options) (*picture, error) {
+	if r == nil || r.Plan == nil || r.Cluster == nil || r.Cluster.Cluster == nil {
+		return nil, errors.New("render: no plan to draw (the config has errors)")
+	}
+	c := r.Cluster
+	pic := &picture{title: opt.Title}
+	if pic.title == "" {
+		pic.title = "rlsolve plan"
+	}
+	mode := string(r.Plan.Mode)
+	if mode == "" {
+		mode = "none"
+	}
+	total := 0
+	for i := range r.Plan.Components {
+		total += len(r.Plan.Components[i].Placements)
+	}
+	pic.subtitle = fmt.Sprintf("placement mode %s · %d node(s) · %d component(s) · %d worker(s)", mode, len(c.Nodes), len(r.Plan.Components), total)
+	pic.envOmitted = total > maxEnvWorkers
+
+	// Rows and their device cells.
+	rows := make([]row, len(c.Nodes))
+	robotCell := make([]map[string]int, len(c.Nodes)) // "type/index" -> cell
+	cpuCell := make([]int, len(c.Nodes))
+	anyNodeWorker := false
+	for i := range r.Plan.Components {
+		for _, p := range r.Plan.Components[i].Placements {
+			if p.HardwareType == "" {
+				anyNodeWorker = true
+			}
+		}
+	}
+	for n := range c.Nodes {
+		nd := &c.Nodes[n]
+		rw := row{node: n, lines: nodeLabel(c, n)}
+		for g := 0; g < nd.AccelCount; g++ {
+			rw.cells = append(rw.cells, cell{kind: kindGPU, label: "GPU " + strconv.Itoa(g), block: 0})
+		}
+		robotCell[n] = map[string]int{}
+		types := sortedKeys(c.Robots(n))
+		for ti, t := range types {
+			for k := 0; k < c.Robots(n)[t]; k++ {
+				robotCell[n][t+"/"+strconv.Itoa(k)] = len(rw.cells)
+				rw.cells = append(rw.cells, cell{kind: kindRobot, label: t + " " + strconv.Itoa(k), block: 1 + ti})
+			}
+		}
+		cpuCell[n] = -1
+		if anyNodeWorker || len(rw.cells) == 0 {
+			cpuCell[n] = len(rw.cells)
+			rw.cells = append(rw.cells, cell{kind: kindCPU, label: "CPU", block: 1 + len(types)})
+		}
+		rows[n] = rw
+	}
+
+	// Workers onto cells.
+	for ci := range r.Plan.Components {
+		cp := &r.Plan.Components[ci]
+		pic.comps = append(pic.comps, component{name: cp.Name, color: paletteColor(ci), summary: componentSummary(cp)})
+		for pi, p := range cp.Placements {
+			n := p.ClusterNodeRank
+			if n < 0 || n >= len(rows) {
+				continue
+			}
+			wi := len(pic.workers)
+			w := newWorker(c, cp, ci, pi)
+			rw := &rows[n]
+			var cells []int
+			switch {
+			case p.HardwareType == "":
+				if cpuCell[n] < 0 { // cannot happen: anyNodeWorker is set
+					cpuCell[n] = len(rw.cells)
+					rw.cells = append(rw.cells, cell{kind: kindCPU, label: "CPU", block: 99})
+				}
+				cells = []int{cpuCell[n]}
+			case p.HardwareType == model.HardwareAccelerator:
+				for _, h := range p.LocalHardwareRanks {
+					cells = append(cells, gpuCell(rw, h))
+				}
+			default:
+				for _, h := range p.LocalHardwareRanks {
+					key := p.HardwareType + "/" + strconv.Itoa(h)
+					k, ok := robotCell[n][key]
+					if !ok {
+						k = len(rw.cells)
+						robotCell[n][key] = k
+						rw.cells = append(rw.cells, cell{kind: kindRobot, label: p.HardwareType + " " + strconv.Itoa(h), block: 50})
+					}
+					cells = append(cells, k)
+				}
+			}
+			pic.workers = append(pic.workers, w)
+			seen := map[int]bool{}
+			for _, k := range cells {
+				if seen[k] {
+					continue
+				}
+				seen[k] = true
+				addEntry(&rw.cells[k], ci, p.Rank, wi)
+			}
+			if len(seen) > 1 {
+				sorted := append([]int(nil), cells...)
+				sort.Ints(sorted)
+				rw.spans = append(rw.spans, span{worker: wi, first: sorted[0], last: sorted[len(sorted)-1], cells: sorted})
+			}
+		}
+	}
+
+	// Geometry.
+	maxX := 0.0
+	y := float64(margin) + 44 // title and subtitle
+	pic.legendH = float64(len(pic.comps))*legendLine + 8
+	y += pic.legendH
+	id := 0
+	for ri := range rows {
+		rw := &rows[ri]
+		// Blocks in drawing order: GPUs, robots by type, CPU.
+		sort.SliceStable(rw.cells, func(a, b int) bool { return rw.cells[a].block < rw.cells[b].block })
+		remap(rw)
+		x := float64(margin + labelW)
+		for k := range rw.cells {
+			if k > 0 {
+				x += cellGap
+				if rw.cells[k].block != rw.cells[k-1].block {
+					x += blockGap
+				}
+			}
+			rw.cells[k].x = x
+			rw.cells[k].id = id
+			id++
+			x += cellW
+		}
+		maxX = max(maxX, x)
+		packLanes(rw)
+		lines := 1
+		for k := range rw.cells {
+			lines = max(lines, min(len(rw.cells[k].entries), maxEntries))
+		}
+		cellsH := headerH + float64(lines)*lineH + 6
+		rw.h = max(cellsH, float64(len(rw.lines))*14+4) + 2*rowPad
+		if rw.lanes > 0 {
+			rw.h += lanePad + float64(rw.lanes)*laneH
+		}
+		rw.y = y
+		y += rw.h + rowGap
+	}
+	pic.rows = rows
+	pic.width = max(maxX+margin, 640)
+	pic.height = y + margin
+	return pic, nil
+}
+
+// remap fixes the spans' cell indices after the row's cells are sorted.
+func remap(rw *row) {
+	// Cells carry their entries: rebuild the spans from them.
+	pos := map[int][]int{} // worker -> cells
+	for k := range rw.cells {
+		for _, e := range rw.cells[k].entries {
+			for _, w := range e.workers {
+				pos[w] = append(pos[w], k)
+			}
+		}
+	}
+	for i := range rw.spans {
+		s := &rw.spans[i]
+		s.cells = pos[s.worker]
+		if len(s.cells) > 0 {
+			s.first, s.last = s.cells[0], s.cells[len(s.cells)-1]
+		}
+	}
+}
+
+// packLanes gives every span a lane so that spans in one lane do not
+// overlap: interleaved (strided) groups get lanes of their own.
+func packLanes(rw *row) {
+	sort.SliceStable(rw.spans, func(a, b int) bool { return rw.spans[a].first < rw.spans[b].first })
+	var laneEnd []int
+	kept := rw.spans[:0]
+	for _, s := range rw.spans {
+		placed := false
+		for l, end := range laneEnd {
+			if s.first > end {
+				s.lane, laneEnd[l], placed = l, s.last, true
+				break
+			}
+		}
+		if !placed {
+			if len(laneEnd) == maxLanes {
+				rw.hidden++
+				continue
+			}
+			s.lane = len(laneEnd)
+			laneEnd = append(laneEnd, s.last)
+		}
+		kept = append(kept, s)
+	}
+	rw.spans = kept
+	rw.lanes = len(laneEnd)
+}
+
+func gpuCell(rw *row, h int) int {
+	for k := range rw.cells {
+		if rw.cells[k].kind == kindGPU && rw.cells[k].label == "GPU "+strconv.Itoa(h) {
+			return k
+		}
+	}
+	// A device the inventory does not list: draw it anyway.
+	rw.cells = append(rw.cells, cell{kind: kindGPU, label: "GPU " + strconv.Itoa(h), block: 0})
+	return len(rw.cells) - 1
+}
+
+func addEntry(c *cell, comp, rank, w int) {
+	for i := range c.entries {
+		if c.entries[i].comp == comp {
+			c.entries[i].ranks = append(c.entries[i].ranks, rank)
+			c.entries[i].workers = append(c.entries[i].workers, w)
+			return
+		}
+	}
+	c.entries = append(c.entries, entry{comp: comp, ranks: []int{rank}, workers: []int{w}})
+}
+
+func newWorker(c *strategies.Cluster, cp *model.ComponentPlan, ci, pi int) worker {
+	p := cp.Placements[pi]
+	nd := &c.Nodes[p.ClusterNodeRank]
+	env := c.Env(cp, pi)
+	w := worker{comp: ci, Component: cp.Name, Rank: p.Rank, Node: p.ClusterNodeRank, Host: nd.Hostname, IP: nd.IP,
+		Group: p.NodeGroupLabel, Devices: devicesText(p), Accel: p.AcceleratorType,
+		Local:  fmt.Sprintf("%d/%d", p.LocalRank, p.LocalWorldSize),
+		Python: c.Interpreter(p.NodeGroupLabel, p.ClusterNodeRank), Env: env}
+	w.VisKey = "CUDA_VISIBLE_DEVICES"
+	for _, k := range []string{"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES", "ONEAPI_DEVICE_SELECTOR", "MUSA_VISIBLE_DEVICES"} {
+		if v, ok := env[k]; ok {
+			w.VisKey, w.Visible = k, &v
+			break
+		}
+	}
+	return w
+}
+
+// devicesText says what the worker holds: gpu:0,2 / franka:1 / node.
+func devicesText(p model.Placement) string {
+	if p.HardwareType == "" || len(p.LocalHardwareRanks) == 0 {
+		return "node (no device of its own)"
+	}
+	kind := "gpu"
+	if p.HardwareType != model.HardwareAccelerator {
+		kind = strings.ToLower(p.HardwareType)
+	}
+	parts := make([]string, len(p.LocalHardwareRanks))
+	for i, h := range p.LocalHardwareRanks {
+		parts[i] = strconv.Itoa(h)
+	}
+	return kind + ":" + strings.Join(parts, ",")
+}
+
+// nodeLabel is the row's label: rank, host and address, groups, hardware.
+func nodeLabel(c *strategies.Cluster, n int) []string {
+	nd := &c.Nodes[n]
+	lines := []string{"node " + strconv.Itoa(n)}
+	host := nd.Hostname
+	if nd.IP != "" {
+		if host != "" {
+			host += " · "
+		}
+		host += nd.IP
+	}
+	if host == "" {
+		host = "(no host name)"
+	}
+	lines = append(lines, host)
+	var groups []string
+	for _, g := range c.Groups {
+		if g.Config == nil {
+			continue
+		}
+		i := sort.SearchInts(g.Nodes, n)
+		if i < len(g.Nodes) && g.Nodes[i] == n {
+			groups = append(groups, g.Label)
+		}
+	}
+	if len(groups) == 0 {
+		lines = append(lines, "group: cluster (default)")
+	} else {
+		lines = append(lines, "group: "+strings.Join(groups, ", "))
+	}
+	var hw []string
+	if nd.AccelCount > 0 {
+		m := nd.AccelModel
+		if m == "" {
+			m = nd.AcceleratorType()
+		}
+		hw = append(hw, fmt.Sprintf("%d× %s", nd.AccelCount, m))
+	}
+	robots := c.Robots(n)
+	for _, t := range sortedKeys(robots) {
+		if robots[t] > 0 {
+			hw = append(hw, fmt.Sprintf("%d× %s", robots[t], t))
+		}
+	}
+	if len(hw) == 0 {
+		hw = append(hw, "CPU only")
+	}
+	return append(lines, strings.Join(hw, ", "))
+}
+
+func componentSummary(cp *model.ComponentPlan) string {
+	s := fmt.Sprintf("%d worker(s), %s", len(cp.Placements), cp.Strategy.Kind)
+	if cp.Strategy.Kind == model.StrategyPacked {
+		if cp.Strategy.HardwarePerProcess > 1 {
+			s += fmt.Sprintf(", %d devices each", cp.Strategy.HardwarePerProcess)
+		}
+		if cp.Strategy.Stride > 1 {
+			s += fmt.Sprintf(", stride %d", cp.Strategy.Stride)
+		}
+	}
+	if len(cp.NodeGroups) > 0 {
+		s += " on " + strings.Join(cp.NodeGroups, ", ")
+	}
+	return s
+}
+
+// rankText renders ranks compactly: 0-3,8,10-11.
+func rankText(r []int) string {
+	s := append([]int(nil), r...)
+	sort.Ints(s)
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		j := i
+		for j+1 < len(s) && s[j+1] == s[j]+1 {
+			j++
+		}
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		b.WriteString(strconv.Itoa(s[i]))
+		if j > i {
+			b.WriteByte('-')
+			b.WriteString(strconv.Itoa(s[j]))
+		}
+		i = j + 1
+	}
+	return b.String()
+}
+
+// fit shortens s to at most n characters, ending in an ellipsis.
+func fit(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 2 {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func sortedKeys(m map[string]int) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// palette is Tableau 10: distinct, and readable under dark text when tinted.
+var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
+
+// paletteColor is component i's colour; past ten, hues spaced by the
+// golden angle.
+func paletteColor(i int) string {
+	if i < len(palette) {
+		return palette[i]
+	}
+	h := float64(i-len(palette))*137.508 + 20
+	return hsl(h-360*float64(int(h/360)), 0.55, 0.55)
+}
+
+func hsl(h, s, l float64) string {
+	c := (1 - abs(2*l-1)) * s
+	hp := h / 60
+	x := c * (1 - abs(hp-2*float64(int(hp/2))-1))
+	var r, g, b float64
+	switch int(hp) {
+	case 0:
+		r, g = c, x
+	case 1:
+		r, g = x, c
+	case 2:
+		g, b = c, x
+	case 3:
+		g, b = x, c
+	case 4:
+		r, b = x, c
+	default:
+		r, b = c, x
+	}
+	m := l - c/2
+	return fmt.Sprintf("#%02x%02x%02x", int((r+m)*255+0.5), int((g+m)*255+0.5), int((b+m)*255+0.5))
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// tint mixes a #rrggbb colour with white: f=0 is the colour, 1 is white.
+func tint(color string, f float64) string {
+	if len(color) != 7 {
+		return color
+	}
+	v, err := strconv.ParseUint(color[1:], 16, 32)
+	if err != nil {
+		return color
+	}
+	mix := func(c uint64) int { return int(float64(c) + (255-float64(c))*f + 0.5) }
+	return fmt.Sprintf("#%02x%02x%02x", mix(v>>16&0xff), mix(v>>8&0xff), mix(v&0xff))
+}

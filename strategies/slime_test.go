@@ -1,0 +1,277 @@
+package strategies
+
+import (
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// slimeCfg builds a config from key=value pairs (bools: key=1).
+func slimeCfg(kv map[model.SlimeKey]int) *model.SlimeConfig {
+	c := &model.SlimeConfig{Source: "--slime"}
+	for k, v := range kv {
+		c.Values[k] = model.SlimeValue{Set: true, Value: v, Text: fmt.Sprintf("%s %d", k.Info().Flag, v)}
+	}
+	return c
+}
+
+// uniformTopo is n nodes of g GPUs with IPs 10.0.0.1.. in rank order.
+func uniformTopo(n, g int) *model.SlimeTopology {
+	nodes := make([]model.Node, n)
+	for i := range nodes {
+		nodes[i] = model.Node{Rank: i, IP: fmt.Sprintf("10.0.0.%d", i+1), Hostname: fmt.Sprintf("n%d", i), AccelType: model.AccelNVGPU, AccelCount: g}
+	}
+	return model.NewSlimeTopology(nodes, nil)
+}
+
+type where struct{ node, gpu int }
+
+func actorWhere(t *testing.T, r *SlimeResult) []where {
+	t.Helper()
+	cp := r.Plan.Component("actor")
+	if cp == nil {
+		return nil
+	}
+	var out []where
+	for _, p := range cp.Placements {
+		out = append(out, where{p.ClusterNodeRank, p.LocalAcceleratorRank})
+	}
+	return out
+}
+
+func mustPlan(t *testing.T, cfg *model.SlimeConfig, topo *model.SlimeTopology) *SlimeResult {
+	t.Helper()
+	r := PlanSlime(cfg, topo, SlimeOptions{})
+	if r.Diagnostics.HasErrors() || r.Plan == nil {
+		t.Fatalf("plan failed: %+v", r.Diagnostics)
+	}
+	return r
+}
+
+// The example: 2 x 8 actor, 8 rollout GPUs in engines of 2,
+// disaggregated on three 8-GPU nodes.
+func TestSlimeDisaggregated(t *testing.T) {
+	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorNumNodes: 2, model.SlimeActorGPUsPerNode: 8,
+		model.SlimeRolloutNumGPUs: 8, model.SlimeRolloutGPUsPerEngine: 2})
+	r := mustPlan(t, cfg, uniformTopo(3, 8))
+	if r.Layout.NumBundles != 24 || r.Layout.RolloutOffset != 16 || r.Plan.Mode != model.ModeDisaggregated {
+		t.Fatalf("layout %d bundles, offset %d, mode %s", r.Layout.NumBundles, r.Layout.RolloutOffset, r.Plan.Mode)
+	}
+	a := actorWhere(t, r)
+	if len(a) != 16 || a[0] != (where{0, 0}) || a[9] != (where{1, 1}) {
+		t.Errorf("actor %v", a)
+	}
+	if len(r.Layout.Engines) != 4 {
+		t.Fatalf("engines %d", len(r.Layout.Engines))
+	}
+	for i, e := range r.Layout.Engines {
+		p := e.Parts[0]
+		if len(e.Parts) != 1 || p.Node != 2 || !reflect.DeepEqual(p.GPUs, []int{2 * i, 2*i + 1}) {
+			t.Errorf("engine %d parts %+v", i, e.Parts)
+		}
+		base := 15000 + 33*i
+		if e.HTTPPort != base || e.NCCLPort != base+1 || e.DistFirst != base+2 || e.DistLast != base+32 || e.DistInitAddr != fmt.Sprintf("10.0.0.3:%d", base+2) {
+			t.Errorf("engine %d ports %d %d %d-%d %s", i, e.HTTPPort, e.NCCLPort, e.DistFirst, e.DistLast, e.DistInitAddr)
+		}
+	}
+}
+
+func TestSlimeColocate(t *testing.T) {
+	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeColocate: 1, model.SlimeActorNumNodes: 2, model.SlimeRolloutGPUsPerEngine: 4})
+	r := mustPlan(t, cfg, uniformTopo(2, 8))
+	if r.Layout.NumBundles != 16 || r.Layout.RolloutOffset != 0 || r.Plan.Mode != model.ModeCollocated {
+		t.Fatalf("layout %+v", r.Layout)
+	}
+	if len(r.Layout.Engines) != 4 || r.Layout.Engines[2].Parts[0].Node != 1 || r.Layout.Engines[2].Parts[0].GPUs[0] != 0 {
+		t.Errorf("engines %+v", r.Layout.Engines)
+	}
+	// Both land on the same bundles: actor 0.8 + engine 0.2 of each GPU.
+	doc := r.NewDocument(&model.Inventory{Source: "test"}, []any{})
+	act, ro := doc.Components["actor"], doc.Components["rollout"]
+	if act.Placements[5].GPUFraction != 0.8 || ro.Placements[1].GPUFraction != 0.2 || !reflect.DeepEqual(ro.Placements[1].Bundles, []int{4, 5, 6, 7}) {
+		t.Errorf("fractions/bundles %+v %+v", act.Placements[5], ro.Placements[1])
+	}
+	// With an explicit equal rollout count it is the same layout.
+	cfg.Values[model.SlimeRolloutNumGPUs] = model.SlimeValue{Set: true, Value: 16}
+	mustPlan(t, cfg, uniformTopo(2, 8))
+}
+
+func TestSlimeTrainAndRolloutOnly(t *testing.T) {
+	r := mustPlan(t, slimeCfg(map[model.SlimeKey]int{model.SlimeTrainOnly: 1, model.SlimeActorGPUsPerNode: 4}), uniformTopo(1, 8))
+	if r.Plan.Mode != model.ModeTrainOnly || r.Plan.Component("rollout") != nil || len(r.Plan.Component("actor").Placements) != 4 || r.Layout.NumBundles != 4 {
+		t.Errorf("train-only: %+v", r.Plan)
+	}
+	r = mustPlan(t, slimeCfg(map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 4, model.SlimeRolloutGPUsPerEngine: 2}), uniformTopo(1, 8))
+	if r.Plan.Mode != model.ModeRolloutOnly || r.Plan.Component("actor") != nil || r.Layout.RolloutOffset != 0 || len(r.Layout.Engines) != 2 {
+		t.Errorf("rollout-only: %+v", r.Layout)
+	}
+}
+
+// 4-GPU nodes (GB200) with the rollout starting mid-node: engines get
+// their node from the stable order, and each node's ports start at 15000.
+func TestSlimeMidNodeFourGPU(t *testing.T) {
+	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorGPUsPerNode: 2, model.SlimeRolloutNumGPUs: 6,
+		model.SlimeRolloutGPUsPerEngine: 2, model.SlimeNumGPUsPerNode: 4})
+	r := mustPlan(t, cfg, uniformTopo(2, 4))
+	type eng struct {
+		node, base, port int
+		addr             string
+	}
+	var got []eng
+	for _, e := range r.Layout.Engines {
+		got = append(got, eng{e.Parts[0].Node, e.Parts[0].GPUs[0], e.HTTPPort, e.DistInitAddr})
+	}
+	want := []eng{{0, 2, 15000, "10.0.0.1:15002"}, {1, 0, 15000, "10.0.0.2:15002"}, {1, 2, 15033, "10.0.0.2:15035"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("engines %+v, want %+v", got, want)
+	}
+	// slime's rank arithmetic would put engine 1 on node 0: a warning.
+	var warned bool
+	for _, d := range r.Diagnostics {
+		warned = warned || d.Code == model.WarnSlimeRankNode && strings.Contains(d.Summary, "engine 1")
+	}
+	if !warned {
+		t.Errorf("no rank-arithmetic warning: %+v", r.Diagnostics)
+	}
+	// Records: rollout ranks per engine, with hosts from the inventory.
+	doc := r.NewDocument(&model.Inventory{Source: "t"}, []any{})
+	ro := doc.Components["rollout"].Placements
+	if len(ro) != 3 || ro[1].IP != "10.0.0.2" || ro[1].SGLang.Port != 15000 || ro[1].SGLang.BaseGPUID != 0 || ro[2].LocalRank != 1 || ro[2].PlacementNodeRank != 1 {
+		t.Errorf("records %+v", ro)
+	}
+}
+
+// The default --num-gpus-per-node (8) on 4-GPU nodes is an error.
+func TestSlimeWrongNodeSize(t *testing.T) {
+	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorGPUsPerNode: 4, model.SlimeRolloutNumGPUs: 4, model.SlimeRolloutGPUsPerEngine: 2})
+	r := PlanSlime(cfg, uniformTopo(2, 4), SlimeOptions{})
+	if r.Plan != nil || len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != model.CodeSlimeNodeSize {
+		t.Fatalf("%+v", r.Diagnostics)
+	}
+}
+
+// Engines of 16 GPUs span two whole 8-GPU nodes and share the first
+// node's dist_init_addr; the ports are on the first node only.
+func TestSlimeTwoNodeEngines(t *testing.T) {
+	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorNumNodes: 1, model.SlimeRolloutNumGPUs: 32, model.SlimeRolloutGPUsPerEngine: 16})
+	r := mustPlan(t, cfg, uniformTopo(5, 8))
+	if len(r.Layout.Engines) != 2 {
+		t.Fatal(r.Layout.Engines)
+	}
+	for i, e := range r.Layout.Engines {
+		if len(e.Parts) != 2 || e.Parts[0].Node != 1+2*i || e.Parts[1].Node != 2+2*i || e.HTTPPort != 15000 {
+			t.Errorf("engine %d: %+v", i, e)
+		}
+	}
+	doc := r.NewDocument(&model.Inventory{Source: "t"}, []any{})
+	ro := doc.Components["rollout"].Placements
+	if len(ro) != 4 || ro[1].SGLang.NodeRank != 1 || ro[1].SGLang.NNodes != 2 || ro[1].SGLang.DistInitAddr != "10.0.0.2:15002" || ro[1].IP != "10.0.0.3" {
+		t.Errorf("records %+v", ro[1])
+	}
+	if len(doc.Slime.Ports) != 2 {
+		t.Errorf("ports only on each engine's first node: %+v", doc.Slime.Ports)
+	}
+	// 12-GPU engines cannot span whole 8-GPU nodes.
+	cfg.Values[model.SlimeRolloutNumGPUs].Value, cfg.Values[model.SlimeRolloutGPUsPerEngine].Value = 24, 12
+	if r := PlanSlime(cfg, uniformTopo(5, 8), SlimeOptions{}); r.Plan != nil || r.Diagnostics[0].Code != model.CodeSlimeStraddle {
+		t.Errorf("12-GPU engines: %+v", r.Diagnostics)
+	}
+}
+
+// The stable order sorts IPv4 addresses numerically: 10.0.0.7 before
+// 10.0.0.66, whatever the inventory's ranks; GPUs by device id.
+func TestSlimeStableOrder(t *testing.T) {
+	nodes := []model.Node{
+		{Rank: 0, IP: "10.0.0.66", AccelCount: 2, Devices: []model.Device{{Index: 3, UUID: "GPU-3"}, {Index: 1, UUID: "GPU-1"}}},
+		{Rank: 1, IP: "10.0.0.7", AccelCount: 2},
+	}
+	topo := model.NewSlimeTopology(nodes, []int{1, 0})
+	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeTrainOnly: 1, model.SlimeActorGPUsPerNode: 4})
+	r := mustPlan(t, cfg, topo)
+	got := actorWhere(t, r)
+	want := []where{{1, 0}, {1, 1}, {0, 1}, {0, 3}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("actor %v, want %v", got, want)
+	}
+	doc := r.NewDocument(&model.Inventory{Source: "t"}, []any{})
+	if p := doc.Components["actor"].Placements[3]; !reflect.DeepEqual(p.GPUUUIDs, []string{"GPU-3"}) || p.Env["CUDA_VISIBLE_DEVICES"] != "3" {
+		t.Errorf("device ids: %+v", p)
+	}
+}
+
+func TestSlimeDirectErrors(t *testing.T) {
+	for _, c := range []struct {
+		kv   map[model.SlimeKey]int
+		code string
+	}{
+		{map[model.SlimeKey]int{}, model.CodeSlimeMissing},
+		{map[model.SlimeKey]int{model.SlimeRolloutNumGPUs: 24, model.SlimeActorNumNodes: 2}, model.CodeSlimeFit},
+		{map[model.SlimeKey]int{model.SlimeRolloutNumGPUs: 6, model.SlimeRolloutGPUsPerEngine: 4}, model.CodeSlimeEngineDivides},
+		{map[model.SlimeKey]int{model.SlimeColocate: 1, model.SlimeRolloutNumGPUs: 4}, model.CodeSlimeColocate},
+		{map[model.SlimeKey]int{model.SlimeTrainOnly: 1, model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 8}, model.CodeSlimeModes},
+		{map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 16, model.SlimeRolloutGPUsPerEngine: 2, model.SlimeDPSize: 5000}, model.CodeSlimePortRange},
+	} {
+		r := PlanSlime(slimeCfg(c.kv), uniformTopo(4, 8), SlimeOptions{})
+		if r.Plan != nil || len(r.Diagnostics) == 0 || r.Diagnostics[0].Code != c.code {
+			t.Errorf("%v: %+v, want %s", c.kv, r.Diagnostics, c.code)
+		}
+	}
+	// Two inventory nodes with one address plan overlapping ports.
+	topo := uniformTopo(2, 8)
+	topo.Nodes[1].IP = topo.Nodes[0].IP
+	r := PlanSlime(slimeCfg(map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 16, model.SlimeRolloutGPUsPerEngine: 8}), topo, SlimeOptions{})
+	if r.Plan != nil || r.Diagnostics[0].Code != model.CodeSlimePortOverlap {
+		t.Errorf("overlap: %+v", r.Diagnostics)
+	}
+}
+
+// The document has the RLinf plan's shape: the same keys per component
+// and per record, plus slime's.
+func TestSlimeDocumentShape(t *testing.T) {
+	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeRolloutNumGPUs: 8, model.SlimeRolloutGPUsPerEngine: 2})
+	r := mustPlan(t, cfg, uniformTopo(2, 8))
+	b, err := json.Marshal(r.NewDocument(&model.Inventory{Source: "t"}, []any{}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc map[string]any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"format_version", "placement_mode", "inventory", "components", "component_order", "diagnostics", "slime"} {
+		if _, ok := doc[k]; !ok {
+			t.Errorf("document lacks %q", k)
+		}
+	}
+	comps := doc["components"].(map[string]any)
+	for _, name := range []string{"actor", "rollout"} {
+		c := comps[name].(map[string]any)
+		for _, k := range []string{"world_size", "rlinf_world_size", "node_groups", "strategy", "placements"} {
+			if _, ok := c[k]; !ok {
+				t.Errorf("%s lacks %q", name, k)
+			}
+		}
+		p := c["placements"].([]any)[0].(map[string]any)
+		for _, k := range []string{"rank", "cluster_node_rank", "placement_node_rank", "local_accelerator_rank", "local_rank", "local_world_size",
+			"visible_accelerators", "isolate_accelerator", "local_hardware_ranks", "node_group_label", "accelerator_type", "ip", "env", "bundles", "gpu_fraction"} {
+			if _, ok := p[k]; !ok {
+				t.Errorf("%s record lacks %q", name, k)
+			}
+		}
+	}
+	sl := doc["slime"].(map[string]any)
+	for _, k := range []string{"mode", "flags", "bundles", "rollout_offset", "stable_order", "engines", "ports", "gpu_fraction"} {
+		if _, ok := sl[k]; !ok {
+			t.Errorf("slime section lacks %q", k)
+		}
+	}
+	var sb strings.Builder
+	r.WriteTable(&sb)
+	if !strings.Contains(sb.String(), "10.0.0.2:15002 (15002-15032)") {
+		t.Errorf("table:\n%s", sb.String())
+	}
+}

@@ -261,6 +261,9 @@ func runChromium(t *testing.T, bin string, args ...string) []byte {
 // Skipped when no Chromium is installed (Debian: apt-get install chromium).
 func TestBrowser(t *testing.T) {
 	bin := chromium()
+	if bin == "" && os.Getenv("RLSOLVE_REQUIRE_CHROMIUM") != "" {
+		t.Fatal("RLSOLVE_REQUIRE_CHROMIUM is set but no Chromium was found")
+	}
 	if bin == "" {
 		t.Skip("no Chromium found (install Debian's chromium package, or set RLSOLVE_CHROMIUM): the browser test of the HTML picture is skipped")
 	}

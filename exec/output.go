@@ -1,0 +1,204 @@
+package exec
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// MaxLine is the longest output line kept whole; a longer line is passed
+// on in pieces of MaxLine bytes, each on a line of its own.
+const MaxLine = 1 << 20
+
+// lineSink serialises whole lines onto stdout and stderr. One lock covers
+// both, so that with 2>&1 no line is ever cut by another.
+type lineSink struct {
+	mu       sync.Mutex
+	out, err Writer
+}
+
+func (s *lineSink) write(stderr bool, b []byte) {
+	if len(b) == 0 {
+		return
+	}
+	w := s.out
+	if stderr {
+		w = s.err
+	}
+	if w == nil {
+		return
+	}
+	s.mu.Lock()
+	_, _ = w.Write(b) // a closed stdout must not stop the workers
+	s.mu.Unlock()
+}
+
+// linef writes one line of launch's own (to stderr).
+func (s *lineSink) linef(format string, args ...any) {
+	msg := fmt.Sprintf(format, args...)
+	if !strings.HasSuffix(msg, "\n") {
+		msg += "\n"
+	}
+	s.write(true, []byte(msg))
+}
+
+// workerLog is one worker's log file, shared by its stdout and stderr.
+type workerLog struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	err  error
+}
+
+func (l *workerLog) write(b []byte) {
+	if l == nil || len(b) == 0 {
+		return
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil || l.err != nil {
+		return
+	}
+	if _, err := l.f.Write(b); err != nil {
+		l.err = err
+	}
+}
+
+func (l *workerLog) close() error {
+	if l == nil {
+		return nil
+	}
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return l.err
+	}
+	err := l.f.Close()
+	l.f = nil
+	if l.err != nil {
+		return l.err
+	}
+	return err
+}
+
+// logName is the file name of a worker's log: component-rank.log, with
+// characters that do not belong in a file name replaced.
+func logName(component string, rank int) string {
+	b := []byte(component)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
+			b[i] = '_'
+		}
+	}
+	name := string(b)
+	if name == "" || name == "." || name == ".." {
+		name = "_" + name
+	}
+	return name + "-" + strconv.Itoa(rank) + ".log"
+}
+
+// openLogs creates the log directory and one file per worker.
+func openLogs(dir string, ws []*Worker) ([]*workerLog, error) {
+	logs := make([]*workerLog, len(ws))
+	if dir == "" {
+		return logs, nil
+	}
+	if err := os.MkdirAll(dir, 0o777); err != nil {
+		return nil, fmt.Errorf("log directory: %w", err)
+	}
+	for i, w := range ws {
+		p := filepath.Join(dir, logName(w.Component, w.Rank))
+		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+		if err != nil {
+			for _, l := range logs[:i] {
+				_ = l.close()
+			}
+			return nil, fmt.Errorf("log file: %w", err)
+		}
+		logs[i] = &workerLog{f: f, path: p}
+	}
+	return logs, nil
+}
+
+// lineWriter turns one output stream of one worker into whole lines:
+// prefixed on the sink, plain in the worker's log. It is used by one
+// goroutine at a time.
+type lineWriter struct {
+	prefix []byte
+	sink   *lineSink
+	stderr bool
+	log    *workerLog
+	carry  []byte // the unfinished last line
+	out    []byte // prefixed lines waiting for the sink
+	raw    []byte // plain lines waiting for the log
+	max    int
+}
+
+func newLineWriter(prefix string, sink *lineSink, stderr bool, log *workerLog) *lineWriter {
+	return &lineWriter{prefix: []byte(prefix), sink: sink, stderr: stderr, log: log, max: MaxLine}
+}
+
+// Write takes any piece of the stream; only complete lines go out.
+func (w *lineWriter) Write(p []byte) (int, error) {
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		if i < 0 {
+			w.carry = append(w.carry, p...)
+			for len(w.carry) >= w.max {
+				w.addLine(w.carry[:w.max])
+				w.carry = append(w.carry[:0], w.carry[w.max:]...)
+			}
+			break
+		}
+		if len(w.carry) > 0 {
+			w.carry = append(w.carry, p[:i]...)
+			w.addLine(w.carry)
+			w.carry = w.carry[:0]
+		} else {
+			w.addLine(p[:i])
+		}
+		p = p[i+1:]
+	}
+	w.flush()
+	return n, nil
+}
+
+func (w *lineWriter) addLine(line []byte) {
+	for len(line) > w.max {
+		w.addLine(line[:w.max])
+		line = line[w.max:]
+	}
+	w.out = append(w.out, w.prefix...)
+	w.out = append(w.out, line...)
+	w.out = append(w.out, '\n')
+	if w.log != nil {
+		w.raw = append(w.raw, line...)
+		w.raw = append(w.raw, '\n')
+	}
+	if len(w.out) >= 256<<10 {
+		w.flush()
+	}
+}
+
+func (w *lineWriter) flush() {
+	w.sink.write(w.stderr, w.out)
+	w.log.write(w.raw)
+	if cap(w.out) > 1<<20 {
+		w.out, w.raw = nil, nil
+	}
+	w.out, w.raw = w.out[:0], w.raw[:0]
+}
+
+// Close passes on an unfinished last line (with a newline).
+func (w *lineWriter) Close() {
+	if len(w.carry) > 0 {
+		w.addLine(w.carry)
+		w.carry = nil
+	}
+	w.flush()
+}

@@ -8,7 +8,46 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-var inventoryNodeKeys = []string{"rank", "ranks", "hostname", "hostnames", "ip", "ips", "accelerators", "hardware", "devices"}
+var inventoryNodeKeys = []string{"rank", "ranks", "hostname", "hostnames", "ip", "ips", "accelerators", "cpus", "hardware", "devices"}
+
+var inventoryDeviceKeys = []string{"index", "uuid", "name", "pci_bus_id", "memory_mib", "numa_node", "nvlink"}
+
+// maxDevices bounds one node's device list (as accelerator counts are).
+const maxDevices = 1024
+
+// InventoryEntry is one node of an inventory file as written, before the
+// ranks of the whole inventory are checked: `rlsolve topology merge` combines
+// the entries of several files.
+type InventoryEntry struct {
+	Node model.Node
+	// RankGiven is true when the entry says its rank (rank: or ranks:).
+	RankGiven bool
+	// NameSpan and IPSpan are where the node's host name and address are
+	// written (zero when absent).
+	NameSpan, IPSpan model.Span
+}
+
+// LoadInventoryEntries reads an inventory file's node entries, one per node,
+// checking each entry but not the ranks across entries (that is what
+// LoadInventory adds).
+func LoadInventoryEntries(file string, data []byte, lim Limits) ([]InventoryEntry, model.Diagnostics) {
+	d := parseDoc(file, data, lim)
+	if d.root == nil {
+		return nil, d.diags
+	}
+	n := d.root
+	if e, ok := lookup(d.mapping(n), "inventory"); ok {
+		n = e.v
+	}
+	entries, _, ok := d.inventoryEntries(n)
+	if !ok {
+		return nil, d.diags
+	}
+	for i := range entries {
+		entries[i].Node.Span.File = file
+	}
+	return entries, d.diags
+}
 
 // LoadInventory reads an inventory file: a top-level `inventory:` key or a
 // bare `nodes:` list (design.md "Inputs").
@@ -29,43 +68,25 @@ func LoadInventory(file string, data []byte, lim Limits) (*model.Inventory, mode
 }
 
 func (d *doc) inventory(n *yaml.Node) *model.Inventory {
-	n = deref(n)
-	es := d.mapping(n)
-	ne, ok := lookup(es, "nodes")
-	if n.Kind != yaml.MappingNode || !ok {
-		d.errorf(model.CodeInventoryInvalid, d.span(n), "", "an inventory needs a `nodes:` list")
+	entries, at, ok := d.inventoryEntries(n)
+	if !ok {
 		return nil
 	}
-	list := deref(ne.v)
-	if list.Kind != yaml.SequenceNode {
-		d.errorf(model.CodeWrongType, d.span(list), "expected a list", "inventory nodes must be a list, but got %s", kindName(list))
-		return nil
-	}
-	inv := &model.Inventory{Source: d.file, Span: d.keySpan(ne.k)}
+	inv := &model.Inventory{Source: d.file, Span: at}
 	byRank := map[int]model.Span{}
 	good := true
-	for _, item := range list.Content {
-		nodes, ok := d.inventoryEntry(item, len(inv.Nodes))
-		if !ok {
+	for _, e := range entries {
+		nd := e.Node
+		if first, dup := byRank[nd.Rank]; dup {
+			diag := d.errorf(model.CodeInventoryInvalid, nd.Span, fmt.Sprintf("node %d again", nd.Rank), "inventory lists node rank %d twice", nd.Rank)
+			diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
 			good = false
 			continue
 		}
-		for _, nd := range nodes {
-			if first, dup := byRank[nd.Rank]; dup {
-				diag := d.errorf(model.CodeInventoryInvalid, nd.Span, fmt.Sprintf("node %d again", nd.Rank), "inventory lists node rank %d twice", nd.Rank)
-				diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
-				good = false
-				continue
-			}
-			byRank[nd.Rank] = nd.Span
-			inv.Nodes = append(inv.Nodes, nd)
-		}
-		if len(inv.Nodes) > d.limits.MaxClusterNodes {
-			d.errorf(model.CodeLimit, d.span(item), "", "the inventory has more than %d nodes", d.limits.MaxClusterNodes)
-			return nil
-		}
+		byRank[nd.Rank] = nd.Span
+		inv.Nodes = append(inv.Nodes, nd)
 	}
-	if !good {
+	if !good || !CheckInventoryDuplicates(&d.diags, entries) {
 		return nil
 	}
 	sorted := make([]model.Node, len(inv.Nodes))
@@ -80,12 +101,89 @@ func (d *doc) inventory(n *yaml.Node) *model.Inventory {
 	return inv
 }
 
+// inventoryEntries reads the `nodes:` list: one entry per node, each entry
+// checked on its own. at is the `nodes` key.
+func (d *doc) inventoryEntries(n *yaml.Node) ([]InventoryEntry, model.Span, bool) {
+	n = deref(n)
+	es := d.mapping(n)
+	ne, ok := lookup(es, "nodes")
+	if n == nil || n.Kind != yaml.MappingNode || !ok {
+		d.errorf(model.CodeInventoryInvalid, d.span(n), "", "an inventory needs a `nodes:` list")
+		return nil, model.Span{}, false
+	}
+	list := deref(ne.v)
+	if list == nil || list.Kind != yaml.SequenceNode {
+		d.errorf(model.CodeWrongType, d.span(list), "expected a list", "inventory nodes must be a list, but got %s", kindName(list))
+		return nil, model.Span{}, false
+	}
+	var out []InventoryEntry
+	good := true
+	for _, item := range list.Content {
+		entries, ok := d.inventoryEntry(item, len(out))
+		if !ok {
+			good = false
+			continue
+		}
+		out = append(out, entries...)
+		if len(out) > d.limits.MaxClusterNodes {
+			d.errorf(model.CodeLimit, d.span(item), "", "the inventory has more than %d nodes", d.limits.MaxClusterNodes)
+			return nil, model.Span{}, false
+		}
+	}
+	return out, d.keySpan(ne.k), good
+}
+
+// CheckInventoryDuplicates reports nodes that share a host name, and GPUs
+// that share a UUID (RLS-E0603); ok is false when there are any. Addresses
+// are not compared: test clusters run several nodes on one address.
+func CheckInventoryDuplicates(diags *model.Diagnostics, entries []InventoryEntry) bool {
+	ok := true
+	names := map[string]int{}
+	uuids := map[string]int{}
+	dup := func(at, first model.Span, label, format string, args ...any) {
+		*diags = append(*diags, model.Diagnostic{Code: model.CodeInventoryDuplicate, Severity: model.SeverityError,
+			Summary: fmt.Sprintf(format, args...), Primary: at, PrimaryLabel: label,
+			Labels: []model.Label{{Span: first, Message: "first described here"}},
+			Why:    "Each node rank must be one machine: two entries for one host (or one GPU) usually mean a file was merged twice or a rank was copied."})
+		ok = false
+	}
+	for i, e := range entries {
+		if h := e.Node.Hostname; h != "" {
+			if j, seen := names[h]; seen {
+				dup(orSpan(e.NameSpan, e.Node.Span), orSpan(entries[j].NameSpan, entries[j].Node.Span), "same host",
+					"host %s is described twice: as node rank %d and as node rank %d", h, entries[j].Node.Rank, e.Node.Rank)
+			} else {
+				names[h] = i
+			}
+		}
+		for _, dv := range e.Node.Devices {
+			if dv.UUID == "" {
+				continue
+			}
+			if j, seen := uuids[dv.UUID]; seen && j != i {
+				dup(e.Node.Span, entries[j].Node.Span, "same GPU",
+					"GPU %s appears on node rank %d and on node rank %d", dv.UUID, entries[j].Node.Rank, e.Node.Rank)
+				break
+			}
+			uuids[dv.UUID] = i
+		}
+	}
+	return ok
+}
+
+func orSpan(s, alt model.Span) model.Span {
+	if s.Known() {
+		return s
+	}
+	return alt
+}
+
 // inventoryEntry reads one entry, which may describe a range of identical
 // nodes (`ranks: 0-7`). next is the rank used when the entry gives none.
-func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]model.Node, bool) {
+func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool) {
 	item = deref(item)
 	sp := d.span(item)
-	if item.Kind != yaml.MappingNode {
+	if item == nil || item.Kind != yaml.MappingNode {
 		d.errorf(model.CodeWrongType, sp, "expected a mapping", "each inventory node must be a mapping, but got %s", kindName(item))
 		return nil, false
 	}
@@ -94,6 +192,7 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]model.Node, bool) {
 		return nil, false
 	}
 	ranks := []int{next}
+	given := false
 	if e, ok := lookup(es, "ranks"); ok {
 		e2, _ := lookup(es, "rank")
 		if e2.k != nil {
@@ -108,7 +207,7 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]model.Node, bool) {
 		if ranks, good = d.expandRanks(v, []int{0, d.limits.MaxClusterNodes - 1}, "inventory ranks", "the inventory"); !good {
 			return nil, false
 		}
-		sp = v.span
+		sp, given = v.span, true
 	} else if e, ok := lookup(es, "rank"); ok {
 		r, v, ok := d.integer(e.v, "inventory rank")
 		if !ok {
@@ -118,11 +217,22 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]model.Node, bool) {
 			d.errorf(model.CodeInventoryInvalid, v.span, "", "inventory rank %d is out of range", r)
 			return nil, false
 		}
-		ranks, sp = []int{r}, v.span
+		ranks, sp, given = []int{r}, v.span, true
 	}
 	base := model.Node{Span: sp, AccelType: model.AccelNVGPU}
 	if e, ok := lookup(es, "accelerators"); ok && !d.accelerators(&base, e.v) {
 		return nil, false
+	}
+	if e, ok := lookup(es, "cpus"); ok {
+		c, v, ok := d.integer(e.v, "cpus")
+		if !ok {
+			return nil, false
+		}
+		if c < 0 || c > 1<<20 {
+			d.errorf(model.CodeInvalidValue, v.span, "", "cpu count %d is out of range", c)
+			return nil, false
+		}
+		base.CPUs = c
 	}
 	if e, ok := lookup(es, "hardware"); ok {
 		base.Hardware = map[string]int{}
@@ -142,23 +252,23 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]model.Node, bool) {
 			base.Hardware[h.key] = c
 		}
 	}
-	names, ok := d.nameList(es, "hostname", "hostnames", len(ranks))
+	names, nameAt, ok := d.nameList(es, "hostname", "hostnames", len(ranks))
 	if !ok {
 		return nil, false
 	}
-	ips, ok := d.nameList(es, "ip", "ips", len(ranks))
+	ips, ipAt, ok := d.nameList(es, "ip", "ips", len(ranks))
 	if !ok {
 		return nil, false
 	}
-	out := make([]model.Node, len(ranks))
+	out := make([]InventoryEntry, len(ranks))
 	for i, r := range ranks {
-		out[i] = base
-		out[i].Rank = r
+		out[i] = InventoryEntry{Node: base, RankGiven: given}
+		out[i].Node.Rank = r
 		if names != nil {
-			out[i].Hostname = names[i]
+			out[i].Node.Hostname, out[i].NameSpan = names[i], nameAt[i]
 		}
 		if ips != nil {
-			out[i].IP = ips[i]
+			out[i].Node.IP, out[i].IPSpan = ips[i], ipAt[i]
 		}
 	}
 	if e, ok := lookup(es, "devices"); ok {
@@ -166,7 +276,16 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]model.Node, bool) {
 			d.errorf(model.CodeInventoryInvalid, d.keySpan(e.k), "", "`devices` describes one node; give it in an entry with a single rank")
 			return nil, false
 		}
-		if !d.devices(&out[0], e.v) {
+		countAt := model.Span{}
+		if a, ok := lookup(es, "accelerators"); ok {
+			countAt = d.span(a.v)
+			if m := deref(a.v); m != nil && m.Kind == yaml.MappingNode {
+				if c, ok := lookup(d.mapping(m), "count"); ok {
+					countAt = d.span(c.v)
+				}
+			}
+		}
+		if !d.devices(&out[0].Node, e.v, countAt) {
 			return nil, false
 		}
 	}
@@ -175,7 +294,7 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]model.Node, bool) {
 
 func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 	n = deref(n)
-	if n.Kind == yaml.ScalarNode {
+	if n != nil && n.Kind == yaml.ScalarNode {
 		c, v, ok := d.integer(n, "accelerators")
 		if ok && (c < 0 || c > 1024) {
 			d.errorf(model.CodeInvalidValue, v.span, "", "accelerator count %d is out of range", c)
@@ -183,6 +302,10 @@ func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 		}
 		nd.AccelCount = c
 		return ok
+	}
+	if n == nil || n.Kind != yaml.MappingNode {
+		d.errorf(model.CodeWrongType, d.span(n), "expected a count or a mapping", "accelerators must be a count or {type, model, count, memory_gib}, but got %s", kindName(n))
+		return false
 	}
 	es := d.mapping(n)
 	if !d.fields(es, []string{"type", "model", "count", "memory_gib"}, []string{"count"}, d.span(n), "accelerators") {
@@ -219,8 +342,8 @@ func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 			nd.AccelModel = v.py.str
 		case "memory_gib":
 			var f float64
-			if err := e.v.Decode(&f); err != nil {
-				d.errorf(model.CodeWrongType, d.span(e.v), "", "memory_gib must be a number")
+			if err := e.v.Decode(&f); err != nil || f < 0 || f != f || f > 1<<30 {
+				d.errorf(model.CodeWrongType, d.span(e.v), "", "memory_gib must be a non-negative number")
 				return false
 			}
 			nd.MemoryGiB = f
@@ -230,62 +353,174 @@ func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 }
 
 // nameList reads `single` (one name) or `plural` (a host list or YAML
-// list) for count nodes.
-func (d *doc) nameList(es []entry, single, plural string, count int) ([]string, bool) {
+// list) for count nodes, with where each name is written.
+func (d *doc) nameList(es []entry, single, plural string, count int) ([]string, []model.Span, bool) {
 	e, ok := lookup(es, plural)
 	if !ok {
 		e, ok = lookup(es, single)
 	}
 	if !ok {
-		return nil, true
+		return nil, nil, true
 	}
 	var names []string
-	if seq := deref(e.v); seq.Kind == yaml.SequenceNode {
+	var spans []model.Span
+	if seq := deref(e.v); seq != nil && seq.Kind == yaml.SequenceNode {
 		for _, it := range seq.Content {
 			v, ok := d.str(it, plural)
 			if !ok {
-				return nil, false
+				return nil, nil, false
 			}
 			names = append(names, v.py.str)
+			spans = append(spans, v.span)
 		}
 	} else {
 		v, ok := d.str(e.v, plural)
 		if !ok {
-			return nil, false
+			return nil, nil, false
 		}
 		var err error
 		if names, err = ExpandHostlist(v.py.str, count); err != nil {
 			d.errorf(model.CodeInventoryInvalid, v.span, "", "%s: %v", plural, err)
-			return nil, false
+			return nil, nil, false
+		}
+		for range names {
+			spans = append(spans, v.span)
 		}
 	}
 	if len(names) != count {
 		d.errorf(model.CodeInventoryInvalid, d.span(e.v), fmt.Sprintf("%d names", len(names)), "%s gives %d names for %d nodes", e.key, len(names), count)
-		return nil, false
+		return nil, nil, false
 	}
-	return names, true
+	return names, spans, true
 }
 
-func (d *doc) devices(nd *model.Node, n *yaml.Node) bool {
-	var devs []struct {
-		Index     int    `yaml:"index"`
-		UUID      string `yaml:"uuid"`
-		Name      string `yaml:"name"`
-		PCIBusID  string `yaml:"pci_bus_id"`
-		MemoryMiB int    `yaml:"memory_mib"`
-		NUMANode  int    `yaml:"numa_node"`
-		NVLink    []int  `yaml:"nvlink"`
-	}
-	if err := n.Decode(&devs); err != nil {
-		d.errorf(model.CodeWrongType, d.span(n), "", "devices: %v", err)
+// devices reads a node's device list: each device's index (default: its
+// position), identity, memory, NUMA node and NVLink peers. countAt is where
+// the entry gives its accelerator count, which must agree (zero: not given).
+func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
+	n = deref(n)
+	if n == nil || n.Kind != yaml.SequenceNode {
+		d.errorf(model.CodeWrongType, d.span(n), "expected a list", "devices must be a list, but got %s", kindName(n))
 		return false
 	}
-	for _, dv := range devs {
-		nd.Devices = append(nd.Devices, model.Device{Index: dv.Index, UUID: dv.UUID, Name: dv.Name, PCIBusID: dv.PCIBusID,
-			MemoryMiB: dv.MemoryMiB, NUMANode: dv.NUMANode, NVLinkPeers: dv.NVLink})
+	if len(n.Content) > maxDevices {
+		d.errorf(model.CodeLimit, d.span(n), "", "a node lists %d devices; the limit is %d", len(n.Content), maxDevices)
+		return false
 	}
-	if nd.AccelCount == 0 {
-		nd.AccelCount = len(devs)
+	type peerRef struct {
+		dev, peer int
+		at        model.Span
+	}
+	var peers []peerRef
+	byIndex := map[int]model.Span{}
+	uuids := map[string]model.Span{}
+	for pos, item := range n.Content {
+		item = deref(item)
+		if item == nil || item.Kind != yaml.MappingNode {
+			d.errorf(model.CodeWrongType, d.span(item), "expected a mapping", "each device must be a mapping {index, uuid, ...}, but got %s", kindName(item))
+			return false
+		}
+		es := d.mapping(item)
+		if !d.fields(es, inventoryDeviceKeys, nil, d.span(item), "device") {
+			return false
+		}
+		dv := model.Device{Index: pos, NUMANode: -1}
+		at := d.span(item)
+		for _, e := range es {
+			switch e.key {
+			case "index", "memory_mib", "numa_node":
+				x, v, ok := d.integer(e.v, "device "+e.key)
+				if !ok {
+					return false
+				}
+				switch {
+				case e.key == "index" && (x < 0 || x >= maxDevices):
+					d.errorf(model.CodeInventoryDevices, v.span, "", "device index %d is out of range", x)
+					return false
+				case e.key == "memory_mib" && (x < 0 || x > 1<<40):
+					d.errorf(model.CodeInvalidValue, v.span, "", "memory_mib %d is out of range", x)
+					return false
+				case e.key == "numa_node" && (x < -1 || x > 1<<16):
+					d.errorf(model.CodeInvalidValue, v.span, "", "numa_node %d is out of range (-1 means unknown)", x)
+					return false
+				}
+				switch e.key {
+				case "index":
+					dv.Index, at = x, v.span
+				case "memory_mib":
+					dv.MemoryMiB = x
+				default:
+					dv.NUMANode = x
+				}
+			case "uuid", "name", "pci_bus_id":
+				v, ok := d.str(e.v, "device "+e.key)
+				if !ok {
+					return false
+				}
+				switch e.key {
+				case "uuid":
+					if first, dup := uuids[v.py.str]; dup && v.py.str != "" {
+						diag := d.errorf(model.CodeInventoryDevices, v.span, "same UUID", "GPU UUID %s is listed twice on one node", v.py.str)
+						diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
+						return false
+					}
+					uuids[v.py.str] = v.span
+					dv.UUID = v.py.str
+				case "name":
+					dv.Name = v.py.str
+				default:
+					dv.PCIBusID = v.py.str
+				}
+			case "nvlink":
+				seq := deref(e.v)
+				if seq == nil || seq.Kind != yaml.SequenceNode {
+					d.errorf(model.CodeWrongType, d.span(e.v), "expected a list", "nvlink must be a list of device indices, but got %s", kindName(seq))
+					return false
+				}
+				dv.NVLinkKnown = true
+				dv.NVLinkPeers = []int{}
+				for _, it := range seq.Content {
+					p, v, ok := d.integer(it, "nvlink peer")
+					if !ok {
+						return false
+					}
+					peers = append(peers, peerRef{dev: len(nd.Devices), peer: p, at: v.span})
+					dv.NVLinkPeers = append(dv.NVLinkPeers, p)
+				}
+			}
+		}
+		if first, dup := byIndex[dv.Index]; dup {
+			diag := d.errorf(model.CodeInventoryDevices, at, fmt.Sprintf("device %d again", dv.Index), "device index %d is listed twice", dv.Index)
+			diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
+			return false
+		}
+		byIndex[dv.Index] = at
+		nd.Devices = append(nd.Devices, dv)
+	}
+	count := len(nd.Devices)
+	if countAt.Known() && nd.AccelCount != count {
+		diag := d.errorf(model.CodeInventoryDevices, countAt, fmt.Sprintf("%d accelerators", nd.AccelCount),
+			"the node has %d accelerators but lists %d devices", nd.AccelCount, count)
+		diag.Labels = []model.Label{{Span: d.span(n), Message: fmt.Sprintf("%d devices", count)}}
+		return false
+	}
+	nd.AccelCount = count
+	for idx, at := range byIndex {
+		if idx >= count {
+			d.errorf(model.CodeInventoryDevices, at, "", "device index %d is past the node's %d devices (indices run 0..%d)", idx, count, count-1)
+			return false
+		}
+	}
+	for _, p := range peers {
+		self := nd.Devices[p.dev].Index
+		switch {
+		case p.peer == self:
+			d.errorf(model.CodeInventoryDevices, p.at, "itself", "device %d lists itself as an NVLink peer", self)
+			return false
+		case p.peer < 0 || p.peer >= count:
+			d.errorf(model.CodeInventoryDevices, p.at, "no such device", "device %d lists NVLink peer %d, but the node's devices are 0..%d", self, p.peer, count-1)
+			return false
+		}
 	}
 	return true
 }

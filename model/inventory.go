@@ -31,6 +31,8 @@ type Node struct {
 	AccelModel string
 	AccelCount int
 	MemoryGiB  float64
+	// CPUs is the node's CPU count when discovery knows it (0: unknown).
+	CPUs int
 	// Devices describes accelerators individually when discovery knows them.
 	Devices []Device
 	// Hardware counts robots by type (Franka: 2).
@@ -45,9 +47,13 @@ type Device struct {
 	Name      string
 	PCIBusID  string
 	MemoryMiB int
-	NUMANode  int
+	// NUMANode is the device's NUMA node, -1 when unknown.
+	NUMANode int
 	// NVLinkPeers lists device indices reachable over NVLink.
 	NVLinkPeers []int
+	// NVLinkKnown is true when the inventory says which devices the device
+	// reaches over NVLink (an empty NVLinkPeers then means none).
+	NVLinkKnown bool
 }
 
 // AcceleratorType returns RLinf's accelerator type string of the node.

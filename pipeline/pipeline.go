@@ -119,6 +119,8 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	}
 	o.Inventory = inv
 	o.Result = strategies.PlanConfig(cfg, inv, strategies.Options{Mode: opt.Mode, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})
+	// Tensor-parallel groups without NVLink, where the inventory knows it.
+	o.Result.Diagnostics = append(o.Result.Diagnostics, strategies.NVLinkWarnings(cfg, o.Result)...)
 	// Validity is the solver's verdict; its conflicts come as minimal sets
 	// of located facts and replace the planner's first-found errors.
 	mp := opt.Mode == strategies.ModeModelParallel || opt.Mode == strategies.ModeDetect && cfg.ModelParallel.Present

@@ -15,12 +15,20 @@ import (
 // strings) would number them differently; the head node, which RLinf moves
 // to the front, is not known here.
 func Order(nodes []model.Node) ([]model.Node, string) {
+	return OrderWithHead(nodes, -1)
+}
+
+// OrderWithHead is Order for a discovery that knows Ray's head node
+// (nodes[head]; -1 when unknown): RLinf moves it to the front of its own
+// order, which the warning then takes into account. rlsolve's order stays
+// numeric (D13).
+func OrderWithHead(nodes []model.Node, head int) ([]model.Node, string) {
 	out := append([]model.Node(nil), nodes...)
 	sort.SliceStable(out, func(i, j int) bool { return lessNode(&out[i], &out[j]) })
 	for i := range out {
 		out[i].Rank = i
 	}
-	rl := rlinfOrder(nodes)
+	rl := rlinfOrder(nodes, head)
 	for i := range out {
 		if out[i].IP != rl[i].IP || out[i].Hostname != rl[i].Hostname {
 			return out, fmt.Sprintf("RLinf would order these nodes differently (it compares IPs as strings and groups by accelerator type): rank %d is %s here but %s in RLinf; set RLINF_NODE_RANK on each node to make the order explicit",
@@ -54,22 +62,39 @@ func lessNode(a, b *model.Node) bool {
 }
 
 // rlinfOrder reproduces RLinf's _sort_nodes without RLINF_NODE_RANK
-// (semantics §6.1), minus the head-node move.
-func rlinfOrder(nodes []model.Node) []model.Node {
+// (semantics §6.1): type groups in order of first appearance, IPs sorted
+// as strings, then the head node (nodes[head], when head >= 0) moved to
+// the front.
+func rlinfOrder(nodes []model.Node, head int) []model.Node {
+	type item struct {
+		n    model.Node
+		head bool
+	}
 	var types []string
-	byType := map[string][]model.Node{}
-	for _, n := range nodes {
+	byType := map[string][]item{}
+	for i, n := range nodes {
 		t := n.AcceleratorType()
 		if _, ok := byType[t]; !ok {
 			types = append(types, t)
 		}
-		byType[t] = append(byType[t], n)
+		byType[t] = append(byType[t], item{n, i == head})
 	}
-	var out []model.Node
+	var all []item
 	for _, t := range types {
 		g := byType[t]
-		sort.SliceStable(g, func(i, j int) bool { return g[i].IP < g[j].IP })
-		out = append(out, g...)
+		sort.SliceStable(g, func(i, j int) bool { return g[i].n.IP < g[j].n.IP })
+		all = append(all, g...)
+	}
+	out := make([]model.Node, 0, len(all))
+	for _, it := range all {
+		if it.head {
+			out = append(out, it.n)
+		}
+	}
+	for _, it := range all {
+		if !it.head {
+			out = append(out, it.n)
+		}
 	}
 	return out
 }

@@ -1,5 +1,8 @@
 // Package topology builds inventories: uniform ones from flags, the assumed
-// default, and (later) discovery from NVML, Slurm and Ray.
+// default, and discovery: this node through NVML (DiscoverNVML), a Slurm
+// allocation or partition (DiscoverSlurm), a Ray node-list dump (ImportRay),
+// and per-node files combined (Merge); Encode writes any of them as an
+// inventory file. Order ranks nodes that carry no explicit rank (D13).
 package topology
 
 import (

@@ -1,0 +1,311 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/topology"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newTopology) }
+
+// slurmTimeout bounds each discovery (scontrol on a busy controller).
+const slurmTimeout = 60 * time.Second
+
+type topologyFlags struct {
+	nvml, slurm, allStates bool
+	ray, partition         string
+	output                 string
+	rank                   int
+	hostname, ip           string
+}
+
+func newTopology() *cobra.Command {
+	var f topologyFlags
+	c := &cobra.Command{
+		Use:   "topology (--nvml | --slurm | --ray FILE)",
+		Short: "Discover an inventory: this node's GPUs (NVML), a Slurm allocation, or a Ray node list",
+		Long: `topology writes the inventory that check and plan read (--inventory FILE), so
+that nobody types their hardware by hand. Exactly one source:
+
+  --nvml        this node, through the NVIDIA driver: GPU count, model, memory,
+                and per GPU its UUID, PCI bus id, NUMA node and NVLink peers.
+                Run it on every node and combine the files with 'topology merge'.
+  --slurm       the nodes of the current allocation (SLURM_JOB_NODELIST) or of
+                --partition P: Slurm node names, addresses, CPUs and GPU gres, in
+                host-list order.
+  --ray FILE    a dump of Ray's node list ('ray list nodes --detail --format
+                json', or json.dumps(ray.nodes())): alive nodes, IPs, GPUs, and
+                RLINF_NODE_RANK where the dump carries it.
+
+Nodes without an explicit rank are ordered by IPv4 address, numerically
+(decision D13), with a warning where RLinf would order them differently.
+The inventory goes to stdout (YAML, or JSON with --output json); warnings
+to stderr. Exit 2 when the source cannot be read (no driver, a failing
+scontrol, a bad dump).`,
+		Example: `  rlsolve topology --nvml --rank 0 > node0.yaml
+  rlsolve topology merge node*.yaml > cluster.yaml
+  rlsolve topology --slurm > cluster.yaml        # inside salloc/sbatch
+  rlsolve topology --slurm --partition gpu --output json
+  ray list nodes --detail --format json > nodes.json && rlsolve topology --ray nodes.json
+  rlsolve check train.yaml --inventory cluster.yaml`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(f.output); err != nil {
+				return err
+			}
+			n := 0
+			for _, on := range []bool{f.nvml, f.slurm, f.ray != ""} {
+				if on {
+					n++
+				}
+			}
+			if n != 1 {
+				return usageErrorf("give exactly one of --nvml, --slurm or --ray FILE (or use 'rlsolve topology merge FILE...')")
+			}
+			if f.partition != "" && !f.slurm {
+				return usageErrorf("--partition goes with --slurm")
+			}
+			if f.allStates && !f.slurm {
+				return usageErrorf("--all-states goes with --slurm")
+			}
+			if (f.rank >= 0 || f.hostname != "" || f.ip != "") && !f.nvml {
+				return usageErrorf("--rank, --hostname and --ip go with --nvml")
+			}
+			switch {
+			case f.nvml:
+				return topologyNVML(cmd, &f, topology.OpenNVML())
+			case f.slurm:
+				return topologySlurm(cmd, &f, nil)
+			default:
+				return topologyRay(cmd, &f)
+			}
+		},
+	}
+	fl := c.Flags()
+	fl.BoolVar(&f.nvml, "nvml", false, "describe this node through NVML (needs the NVIDIA driver)")
+	fl.BoolVar(&f.slurm, "slurm", false, "describe the Slurm allocation (SLURM_JOB_NODELIST) or --partition")
+	fl.StringVar(&f.ray, "ray", "", "import a Ray node-list dump (`FILE`, JSON)")
+	fl.StringVar(&f.partition, "partition", "", "with --slurm: describe the nodes of partition `P` instead of the allocation")
+	fl.BoolVar(&f.allStates, "all-states", false, "with --slurm --partition: keep nodes that are down or drained")
+	f.rank = -1
+	fl.Var((*optionalRank)(&f.rank), "rank", "with --nvml: this node's rank `N` (default: $RLINF_NODE_RANK, else none)")
+	fl.StringVar(&f.hostname, "hostname", "", "with --nvml: the node's host name (default: this machine's)")
+	fl.StringVar(&f.ip, "ip", "", "with --nvml: the node's IP address (default: the first non-loopback IPv4 address)")
+	fl.StringVarP(&f.output, "output", "o", "yaml", "output format: yaml or json")
+	c.AddCommand(newTopologyMerge())
+	return c
+}
+
+func checkOutput(o string) error {
+	if o != topology.FormatYAML && o != topology.FormatJSON {
+		return usageErrorf("--output must be yaml or json, not %q", o)
+	}
+	return nil
+}
+
+// optionalRank is a node rank flag whose unset value is -1.
+type optionalRank int
+
+func (o *optionalRank) String() string {
+	if *o < 0 {
+		return ""
+	}
+	return strconv.Itoa(int(*o))
+}
+
+func (o *optionalRank) Set(s string) error {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 || n >= grammar.DefaultLimits.MaxClusterNodes {
+		return fmt.Errorf("must be a node rank from 0 to %d", grammar.DefaultLimits.MaxClusterNodes-1)
+	}
+	*o = optionalRank(n)
+	return nil
+}
+
+func (o *optionalRank) Type() string { return "int" }
+
+// writeInventory prints inv to stdout.
+func writeInventory(cmd *cobra.Command, inv *model.Inventory, output string, ranks bool, comments ...string) error {
+	out, err := topology.Encode(inv, topology.EncodeOptions{Format: output, Ranks: ranks, Comments: comments})
+	if err != nil {
+		return &exitError{code: exitInternal, msg: err.Error()}
+	}
+	if _, err := cmd.OutOrStdout().Write(out); err != nil {
+		return &exitError{code: exitUsage, msg: "writing the inventory: " + err.Error()}
+	}
+	return nil
+}
+
+func warn(cmd *cobra.Command, format string, args ...any) {
+	fmt.Fprintf(cmd.ErrOrStderr(), "rlsolve: warning: "+format+"\n", args...)
+}
+
+func topologyNVML(cmd *cobra.Command, f *topologyFlags, lib topology.NVMLLibrary) error {
+	rank := f.rank
+	if rank < 0 {
+		if v, ok := os.LookupEnv("RLINF_NODE_RANK"); ok && strings.TrimSpace(v) != "" {
+			r, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || r < -1 || r >= grammar.DefaultLimits.MaxClusterNodes {
+				return usageErrorf("RLINF_NODE_RANK=%q is not a node rank (RLinf: \"Invalid NODE_RANK value: %s. Must be an integer.\")", v, v)
+			}
+			rank = r // -1 is RLinf's "not set"
+		}
+	}
+	host := f.hostname
+	if host == "" {
+		host, _ = os.Hostname()
+	}
+	ip := f.ip
+	if ip == "" {
+		ip = localIPv4()
+	}
+	node, err := topology.DiscoverNVML(lib, topology.NVMLOptions{Hostname: host, IP: ip})
+	if err != nil {
+		if errors.Is(err, topology.ErrNoNVML) {
+			return usageErrorf("%v\n%s", err, topology.NoDriverHelp)
+		}
+		return usageErrorf("reading the GPUs through NVML: %v", err)
+	}
+	node.Rank = max(rank, 0)
+	inv := &model.Inventory{Nodes: []model.Node{*node}, Source: "NVML"}
+	comments := []string{fmt.Sprintf("rlsolve topology --nvml: %d GPU(s) on %s", node.AccelCount, orUnknown(host))}
+	if rank < 0 {
+		comments = append(comments, "No rank: give one with --rank N (or RLINF_NODE_RANK), or let 'rlsolve topology merge' order the nodes by IP.")
+	}
+	return writeInventory(cmd, inv, f.output, rank >= 0, comments...)
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "this node"
+	}
+	return s
+}
+
+// localIPv4 is the first IPv4 address of an interface that is up and not a
+// loopback, a container bridge or a virtual pair; "" when there is none.
+func localIPv4() string {
+	ifs, err := net.Interfaces()
+	if err != nil {
+		return ""
+	}
+	for _, in := range ifs {
+		if in.Flags&net.FlagUp == 0 || in.Flags&net.FlagLoopback != 0 {
+			continue
+		}
+		skip := false
+		for _, p := range []string{"docker", "veth", "br-", "virbr", "cni", "flannel", "cali", "tailscale", "lxc"} {
+			skip = skip || strings.HasPrefix(in.Name, p)
+		}
+		if skip {
+			continue
+		}
+		addrs, err := in.Addrs()
+		if err != nil {
+			continue
+		}
+		for _, a := range addrs {
+			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLinkLocalUnicast() {
+				return ipn.IP.String()
+			}
+		}
+	}
+	return ""
+}
+
+func topologySlurm(cmd *cobra.Command, f *topologyFlags, run topology.Runner) error {
+	nodeList := os.Getenv("SLURM_JOB_NODELIST")
+	if nodeList == "" {
+		nodeList = os.Getenv("SLURM_NODELIST")
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), slurmTimeout)
+	defer cancel()
+	inv, warnings, err := topology.DiscoverSlurm(ctx, topology.SlurmOptions{Partition: f.partition, NodeList: nodeList, AllStates: f.allStates, Run: run})
+	for _, w := range warnings {
+		warn(cmd, "%s", w)
+	}
+	if err != nil {
+		return usageErrorf("topology --slurm: %v", err)
+	}
+	return writeInventory(cmd, inv, f.output, true,
+		fmt.Sprintf("rlsolve topology --slurm: %d node(s) of %s, ranks in host-list order", len(inv.Nodes), inv.Source),
+		"Host names are Slurm node names (what srun --nodelist takes).")
+}
+
+func topologyRay(cmd *cobra.Command, f *topologyFlags) error {
+	data, d := pipeline.ReadFile(f.ray, grammar.DefaultLimits)
+	if d != nil {
+		return usageErrorf("topology --ray: %s", d.Summary)
+	}
+	inv, ds, err := topology.ImportRay(f.ray, data)
+	src := diag.MapSources(map[string][]byte{f.ray: data})
+	diag.Text(cmd.ErrOrStderr(), ds, src, useColor())
+	if err != nil {
+		var re *topology.RayError
+		if errors.As(err, &re) {
+			diag.Text(cmd.ErrOrStderr(), model.Diagnostics{{Severity: model.SeverityError, Summary: re.Msg, Primary: re.Span}}, src, useColor())
+			return &exitError{code: exitUsage, msg: fmt.Sprintf("%s is not a usable Ray node list", f.ray)}
+		}
+		return usageErrorf("topology --ray: %v", err)
+	}
+	if inv == nil || ds.HasErrors() {
+		return &exitError{code: exitUsage, msg: fmt.Sprintf("%s: RLinf could not number these nodes either; fix RLINF_NODE_RANK and dump again", f.ray)}
+	}
+	return writeInventory(cmd, inv, f.output, true,
+		fmt.Sprintf("rlsolve topology --ray %s: %d alive node(s)", f.ray, len(inv.Nodes)))
+}
+
+func newTopologyMerge() *cobra.Command {
+	var output string
+	c := &cobra.Command{
+		Use:   "merge FILE...",
+		Short: "Combine per-node inventory files (from topology --nvml on each node) into one",
+		Long: `merge reads inventory files (typically one 'rlsolve topology --nvml' file per
+node) and writes one inventory with ranks 0..n-1. When every node carries a
+rank, those are used and must be unique and without gaps; when none does,
+nodes are ordered by IPv4 address (D13), with a warning where RLinf would
+order them differently; a mix is an error, as in RLinf. Two entries with one
+rank, host name or GPU UUID are errors that point at both files (exit 1).`,
+		Example: `  rlsolve topology merge node0.yaml node1.yaml > cluster.yaml
+  rlsolve topology merge nodes/*.yaml --output json`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkOutput(output); err != nil {
+				return err
+			}
+			var inputs []topology.MergeInput
+			files := map[string][]byte{}
+			for _, file := range args {
+				data, d := pipeline.ReadFile(file, grammar.DefaultLimits)
+				if d != nil {
+					diag.Text(cmd.ErrOrStderr(), model.Diagnostics{*d}, diag.MapSources(nil), useColor())
+					return &exitError{code: exitUsage}
+				}
+				inputs = append(inputs, topology.MergeInput{File: file, Data: data})
+				files[file] = data
+			}
+			inv, ds := topology.Merge(inputs, grammar.DefaultLimits)
+			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(files), useColor())
+			if inv == nil || ds.HasErrors() {
+				diag.Summary(cmd.ErrOrStderr(), ds, strings.Join(args, ", "))
+				return &exitError{code: exitInvalid}
+			}
+			return writeInventory(cmd, inv, output, true,
+				fmt.Sprintf("rlsolve topology merge: %d node(s) from %s", len(inv.Nodes), strings.Join(args, ", ")))
+		},
+	}
+	c.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	return c
+}

@@ -118,6 +118,15 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 			Summary: note, Primary: cfg.NumNodesSpan, PrimaryLabel: "node count from here"})
 	}
 	o.Inventory = inv
+	// D13: an inventory's ranks are rlsolve's; RLinf numbers nodes its own
+	// way unless each node sets RLINF_NODE_RANK.
+	if n := cfg.NumNodes; n > 1 && len(inv.Nodes) >= n {
+		if msg := topology.RLinfOrderDiffers(inv.Nodes[:n]); msg != "" {
+			o.Diagnostics = append(o.Diagnostics, model.Diagnostic{Code: model.WarnNodeOrderRLinf, Severity: model.SeverityWarning,
+				Summary: msg, Primary: cfg.NumNodesSpan, PrimaryLabel: "these nodes",
+				Why: "RLinf sorts node IPs as strings (10.0.0.10 before 10.0.0.2) and groups them by accelerator type (D13)."})
+		}
+	}
 	o.Result = strategies.PlanConfig(cfg, inv, strategies.Options{Mode: opt.Mode, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})
 	// Tensor-parallel groups without NVLink, where the inventory knows it.
 	o.Result.Diagnostics = append(o.Result.Diagnostics, strategies.NVLinkWarnings(cfg, o.Result)...)

@@ -38,6 +38,29 @@ func OrderWithHead(nodes []model.Node, head int) ([]model.Node, string) {
 	return out, ""
 }
 
+// RLinfOrderDiffers compares an inventory's ranks with the order RLinf
+// gives the same nodes when RLINF_NODE_RANK is not set (IPs as strings,
+// grouped by accelerator type; the head node unknown). It returns a
+// sentence when they differ and every node has an IP, else "".
+func RLinfOrderDiffers(nodes []model.Node) string {
+	if len(nodes) < 2 {
+		return ""
+	}
+	for i := range nodes {
+		if nodes[i].IP == "" {
+			return ""
+		}
+	}
+	rl := rlinfOrder(nodes, -1)
+	for i := range nodes {
+		if nodes[i].IP != rl[i].IP {
+			return fmt.Sprintf("without RLINF_NODE_RANK, RLinf orders these nodes by IP as strings: node rank %d (%s) would be %s; set RLINF_NODE_RANK=<rank> on each node so that RLinf uses this inventory's ranks",
+				i, nodes[i].IP, rl[i].IP)
+		}
+	}
+	return ""
+}
+
 func nodeName(n *model.Node) string {
 	if n.IP != "" {
 		return n.IP

@@ -71,3 +71,17 @@ func TestChoosePrecedence(t *testing.T) {
 		t.Errorf("default: %+v %q", inv, note)
 	}
 }
+
+// D13 for inventories: ranks that RLinf's string order would change.
+func TestRLinfOrderDiffers(t *testing.T) {
+	ns := ipNodes("10.0.0.2", "10.0.0.10")
+	if msg := RLinfOrderDiffers(ns); !strings.Contains(msg, "node rank 0 (10.0.0.2) would be 10.0.0.10") {
+		t.Errorf("message %q", msg)
+	}
+	if msg := RLinfOrderDiffers(ipNodes("10.0.0.1", "10.0.0.2")); msg != "" {
+		t.Errorf("same order, got %q", msg)
+	}
+	if msg := RLinfOrderDiffers([]model.Node{{IP: "10.0.0.2"}, {}}); msg != "" {
+		t.Errorf("a node without IP cannot be compared, got %q", msg)
+	}
+}

@@ -465,23 +465,7 @@ func componentSummary(cp *model.ComponentPlan) string {
 func rankText(r []int) string {
 	s := append([]int(nil), r...)
 	sort.Ints(s)
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		j := i
-		for j+1 < len(s) && s[j+1] == s[j]+1 {
-			j++
-		}
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		b.WriteString(strconv.Itoa(s[i]))
-		if j > i {
-			b.WriteByte('-')
-			b.WriteString(strconv.Itoa(s[j]))
-		}
-		i = j + 1
-	}
-	return b.String()
+	return model.CompactRanks(s, ",")
 }
 
 // fit shortens s to at most n characters, ending in an ellipsis.

@@ -163,7 +163,7 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 				return nil, nil // later checks need this part in range
 			}
 			roles[f] = fmt.Sprintf("%d is past the last rank %d", re, total-1)
-			v := &violation{Code: model.CodeRankOutOfRange, Primary: f, Roles: roles, At: endSpan(sg, rs > total-1),
+			v := &violation{Code: model.CodeRankOutOfRange, Primary: f, Roles: roles, At: sg.NumberSpan(rs > total-1),
 				Summary: fmt.Sprintf("%s: resource rank %d is outside the %d %s (0-%d) of %s", who, re, total, r.Unit(), total-1, groupsText(labels))}
 			if rs <= total-1 {
 				v.Fixes = append(v.Fixes, shrinkFix(ei, si, rs, total-1))
@@ -374,20 +374,6 @@ func (s *session) labelFix(ei int, missing string, cl *model.Cluster) (candidate
 		}
 		return model.Edit{}, false
 	}}, true
-}
-
-// endSpan points at the offending number of a part's resource range.
-func endSpan(sg *model.Segment, start bool) model.Span {
-	sp := sg.ResSpan
-	if sg.AllResources || sp.EndLine != sp.Line {
-		return sp
-	}
-	if start {
-		return sp.Sub(0, len(fmt.Sprint(sg.ResStart)))
-	}
-	n := len(fmt.Sprint(sg.ResEnd))
-	w := sp.EndCol - sp.Col
-	return sp.Sub(w-n, w)
 }
 
 // ranksText is "resource rank 3" or "resource ranks 3-5".

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -180,7 +181,7 @@ func (s *session) mp(p present) *violation {
 		}
 		return s.rolloutEngines(p, gpus, rtp, rtpF, rpp, rppF, segs, roles, primary("rollout"))
 	}
-	if equal(actor, rollout) {
+	if slices.Equal(actor, rollout) {
 		for _, n := range []string{infer, "critic_inference"} {
 			if lists[n] != nil {
 				mark(n, n+" GPUs")
@@ -322,18 +323,6 @@ func (s *session) packedSpans(p present, name string, gpus []int, nhpp, stride i
 		}
 	}
 	return nil
-}
-
-func equal(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func overlap(a, b []int) bool {

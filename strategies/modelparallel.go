@@ -2,6 +2,7 @@ package strategies
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -59,18 +60,6 @@ func disjoint(a, b []int) bool {
 	}
 	for _, x := range b {
 		if set[x] {
-			return false
-		}
-	}
-	return true
-}
-
-func equalInts(a, b []int) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
 			return false
 		}
 	}
@@ -136,7 +125,7 @@ func (pl *planner) modelParallel(plan *model.Plan, maps []*rankMap) model.Placem
 			}
 			return model.ModeNone
 		}
-	case equalInts(actor, rollout):
+	case slices.Equal(actor, rollout):
 		mode = model.ModeCollocated
 		for _, n := range []string{inferName, "critic_inference"} {
 			if v.get(n) != nil {

@@ -3,7 +3,6 @@ package strategies
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
@@ -104,7 +103,7 @@ func (pl *planner) parseEntry(e *model.ComponentEntry) *rankMap {
 		}
 		for _, x := range []int{rs, re} {
 			if x > total-1 {
-				d := pl.errAt(model.CodeRankOutOfRange, numberSpan(s, x == rs && !s.AllResources), fmt.Sprintf("%d is past the last rank %d", x, total-1),
+				d := pl.errAt(model.CodeRankOutOfRange, s.NumberSpan(x == rs && !s.AllResources), fmt.Sprintf("%d is past the last rank %d", x, total-1),
 					"%s: resource rank %d is outside the %s of node group(s) %s", what, x, countText(total, unit), strings.Join(rm.labels, ","))
 				if rs <= total-1 {
 					fix := fmt.Sprintf("%d-%d", rs, total-1)
@@ -250,19 +249,4 @@ func countText(n int, unit string) string {
 		return fmt.Sprintf("only %s (rank 0)", strings.TrimSuffix(unit, "s"))
 	}
 	return fmt.Sprintf("%d %s (0-%d)", n, unit, n-1)
-}
-
-// numberSpan points at the start (or end) number of a part's resource
-// range, so that a diagnostic marks the offending character.
-func numberSpan(s *model.Segment, start bool) model.Span {
-	sp := s.ResSpan
-	if s.AllResources || sp.EndLine != sp.Line {
-		return sp
-	}
-	if start {
-		return sp.Sub(0, len(strconv.Itoa(s.ResStart)))
-	}
-	n := len(strconv.Itoa(s.ResEnd))
-	w := sp.EndCol - sp.Col
-	return sp.Sub(w-n, w)
 }

@@ -24,6 +24,6 @@ var DefaultLimits = Limits{
 	MaxClusterNodes:   65_536,
 	MaxRankValue:      100_000_000,
 	MaxProcesses:      1 << 20,
-	MaxTotalProcesses: 4 << 20,
+	MaxTotalProcesses: 2 << 20,
 	MaxStringBytes:    64 << 10,
 }

@@ -6,6 +6,7 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"sort"
 	"time"
@@ -60,15 +61,25 @@ func ReadFile(file string, lim grammar.Limits) ([]byte, *model.Diagnostic) {
 	if err == nil && st.IsDir() {
 		return fail(model.CodeFileRead, "%s is a directory, not a config file", file)
 	}
-	if err == nil && st.Size() > int64(lim.MaxFileBytes) {
+	if err == nil && st.Mode().IsRegular() && st.Size() > int64(lim.MaxFileBytes) {
 		return fail(model.CodeLimit, "%s is %d bytes; rlsolve reads at most %d", file, st.Size(), lim.MaxFileBytes)
 	}
-	data, err := os.ReadFile(file)
+	f, err := os.Open(file)
 	if err != nil {
 		if pe, ok := err.(*os.PathError); ok {
 			err = pe.Err
 		}
 		return fail(model.CodeFileRead, "cannot read %s: %v", file, err)
+	}
+	defer f.Close()
+	// Read through the limit: a pipe or a device (/dev/zero) has no size
+	// to check first.
+	data, err := io.ReadAll(io.LimitReader(f, int64(lim.MaxFileBytes)+1))
+	if err != nil {
+		return fail(model.CodeFileRead, "cannot read %s: %v", file, err)
+	}
+	if len(data) > lim.MaxFileBytes {
+		return fail(model.CodeLimit, "%s is larger than %d bytes; rlsolve reads at most %d", file, lim.MaxFileBytes, lim.MaxFileBytes)
 	}
 	return data, nil
 }
@@ -133,7 +144,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	// Validity is the solver's verdict; its conflicts come as minimal sets
 	// of located facts and replace the planner's first-found errors.
 	mp := opt.Mode == strategies.ModeModelParallel || opt.Mode == strategies.ModeDetect && cfg.ModelParallel.Present
-	solved, err := solver.Check(cfg, inv, solver.Options{ModelParallel: mp, Budget: opt.SolverBudget})
+	solved, err := solver.Check(cfg, inv, solver.Options{ModelParallel: mp, Budget: opt.SolverBudget, MaxProcesses: opt.Limits.MaxProcesses})
 	o.Solver = solved
 	if err != nil {
 		o.Diagnostics = append(o.Diagnostics, model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,

@@ -31,7 +31,9 @@ func IsSlimeFile(file string) bool {
 		return false
 	}
 	st, err := os.Stat(file)
-	if err != nil || st.IsDir() || st.Size() > int64(grammar.DefaultLimits.MaxFileBytes) {
+	// Only a regular file can be looked at twice: peeking into a pipe would
+	// consume what the real read needs.
+	if err != nil || !st.Mode().IsRegular() || st.Size() > int64(grammar.DefaultLimits.MaxFileBytes) {
 		return false
 	}
 	data, err := os.ReadFile(file)

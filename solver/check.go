@@ -17,6 +17,9 @@ type Options struct {
 	Budget time.Duration
 	// NoFixes skips proposing fixes (fix verification re-solves the config).
 	NoFixes bool
+	// MaxProcesses bounds one component's processes (1<<20): past it the
+	// solver leaves the component to the planner's limit error.
+	MaxProcesses int
 }
 
 // Stats describe one solve, for benchmarks and --verbose output.
@@ -38,7 +41,8 @@ type session struct {
 	p    *problem
 	view *model.Cluster
 	// bases[e][s] is the worker index of part s's first process.
-	bases map[int][]int
+	bases    map[int][]int
+	maxProcs int
 	// found is how many conflicts the config has (for judging fixes).
 	found int
 }
@@ -52,6 +56,9 @@ func Check(cfg *model.Config, inv *model.Inventory, opt Options) (*Result, error
 	if opt.Budget == 0 {
 		opt.Budget = 10 * time.Second
 	}
+	if opt.MaxProcesses == 0 {
+		opt.MaxProcesses = 1 << 20
+	}
 	start := time.Now()
 	deadline := start.Add(opt.Budget)
 	if cfg.NumNodes > 0 && len(inv.Nodes) < cfg.NumNodes {
@@ -61,7 +68,7 @@ func Check(cfg *model.Config, inv *model.Inventory, opt Options) (*Result, error
 	if cfg.NumNodes > 0 {
 		nodes = nodes[:cfg.NumNodes]
 	}
-	s := &session{cfg: cfg, inv: &model.Inventory{Nodes: nodes, Source: inv.Source}, fs: collect(cfg)}
+	s := &session{cfg: cfg, inv: &model.Inventory{Nodes: nodes, Source: inv.Source}, fs: collect(cfg), maxProcs: opt.MaxProcesses}
 	s.p = newProblem(len(s.fs.list))
 	for gi := range s.fs.envVar {
 		for j := range s.fs.envVar[gi] {
@@ -179,7 +186,7 @@ func (s *session) verifiedFixes(v *violation, d model.Diagnostic, opt Options, d
 		if !ok {
 			continue
 		}
-		res, err := Check(edited, s.inv, Options{ModelParallel: opt.ModelParallel, MaxConflicts: opt.MaxConflicts, Budget: time.Until(deadline), NoFixes: true})
+		res, err := Check(edited, s.inv, Options{ModelParallel: opt.ModelParallel, MaxConflicts: opt.MaxConflicts, Budget: time.Until(deadline), NoFixes: true, MaxProcesses: opt.MaxProcesses})
 		if err != nil {
 			continue
 		}

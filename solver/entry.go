@@ -228,6 +228,11 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 			return &violation{Code: model.CodeNotDivisible, Primary: f, Roles: roles,
 				Summary: fmt.Sprintf("%s: %d processes cannot be spread evenly over %d %s", who, np, nres, r.Unit())}, nil
 		}
+		if s.maxProcs > 0 && len(pr.start)+np > s.maxProcs {
+			// Past the process limit the planner reports; expanding the
+			// processes here would allocate what the limit exists to refuse.
+			return nil, nil
+		}
 		for x := rs; x <= re; x++ {
 			pr.hw = append(pr.hw, x)
 		}

@@ -62,7 +62,7 @@ func PlanConfig(cfg *model.Config, inv *model.Inventory, opt Options) *Result {
 		opt.MaxProcesses = 1 << 20
 	}
 	if opt.MaxTotalProcesses == 0 {
-		opt.MaxTotalProcesses = 4 << 20
+		opt.MaxTotalProcesses = 2 << 20
 	}
 	pl := &planner{cfg: cfg, opt: opt}
 	nodes := inv.Nodes

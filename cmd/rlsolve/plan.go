@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -73,11 +74,11 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 			case "html":
 				return render.HTML(os.Stdout, o.Result, render.Options{Title: args[0]})
 			case "json":
-				enc := json.NewEncoder(os.Stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(doc)
+				return doc.WriteJSON(os.Stdout, true)
 			case "yaml":
-				b, _ := json.Marshal(doc)
+				var buf bytes.Buffer
+				_ = doc.WriteJSON(&buf, false)
+				b := buf.Bytes()
 				var v any
 				_ = json.Unmarshal(b, &v)
 				out, err := yaml.Marshal(v)

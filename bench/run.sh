@@ -15,7 +15,7 @@ cd "$(dirname "$0")/.." || exit 2
 
 count=${COUNT:-3}
 benchtime=${BENCHTIME:-1s}
-bench=${BENCH:-'^Benchmark(Check|Document|Plan|CPUPool100k)$'}
+bench=${BENCH:-'^Benchmark(Check|Document|Plan|Explain|CPUPool100k)$'}
 
 raw=$(mktemp) || exit 2
 trap 'rm -f "$raw"' EXIT INT TERM

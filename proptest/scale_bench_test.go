@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
-	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/strategies"
 	"github.com/rlsolve/rlsolve/topology"
 )
@@ -57,17 +57,46 @@ func cpuPoolConfig() []byte {
 	return []byte("cluster:\n  num_nodes: 10000\n  component_placement:\n    agent: {node_group: node, placement: \"0-9999:0-99999\"}\n")
 }
 
-// check loads and plans data: what `rlsolve check` does for a valid config.
+// check is what `rlsolve check` does for a valid config: load, plan, and
+// the solver's verdict (pipeline.CheckBytes).
 func check(tb testing.TB, data []byte, inv *model.Inventory) *strategies.Result {
-	cfg, ds := grammar.LoadConfig("bench.yaml", data, grammar.DefaultLimits)
-	if ds.HasErrors() {
-		tb.Fatal(ds[0].Summary)
+	o := pipeline.CheckBytes("bench.yaml", data, pipeline.Options{Inventory: inv, GPUsPerNode: -1})
+	if o.Diagnostics.HasErrors() || o.Result == nil || o.Result.Plan == nil {
+		tb.Fatalf("invalid: %v", o.Diagnostics)
 	}
-	res := strategies.PlanConfig(cfg, inv, strategies.Options{})
-	if res.Plan == nil {
-		tb.Fatal(res.Diagnostics[0].Summary)
+	return o.Result
+}
+
+// explainConfig is scaleConfig(g) with three independent conflicts: a part
+// past the last GPU, overlapping parts, and processes that do not divide.
+func explainConfig(g int) []byte {
+	extra := fmt.Sprintf("    bad_range: \"0-%d\"\n    bad_overlap: \"0-3,2-5\"\n    bad_divide: \"0-2:0-1\"\n", g)
+	return append(scaleConfig(g), extra...)
+}
+
+// BenchmarkExplain is `rlsolve check` on an invalid config at each size:
+// the solver finds, minimizes and explains the three conflicts (with fixes
+// verified by re-solving).
+func BenchmarkExplain(b *testing.B) {
+	for _, g := range scaleGPUs {
+		b.Run(fmt.Sprintf("gpus=%d", g), func(b *testing.B) {
+			data := explainConfig(g)
+			inv := topology.Uniform(g/scaleGPUsPerNode, scaleGPUsPerNode, "bench")
+			b.ReportAllocs()
+			cpu0, cpuOK := processCPU()
+			conflicts := 0
+			for b.Loop() {
+				o := pipeline.CheckBytes("bench.yaml", data, pipeline.Options{Inventory: inv, GPUsPerNode: -1})
+				conflicts = o.Diagnostics.Count(model.SeverityError)
+			}
+			if conflicts != 3 {
+				b.Fatalf("%d conflicts, want 3", conflicts)
+			}
+			if cpu1, ok := processCPU(); ok && cpuOK && b.N > 0 {
+				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+			}
+		})
 	}
-	return res
 }
 
 // planDocument is `rlsolve plan --output json` without the terminal: check,
@@ -94,7 +123,7 @@ func countWorkers(res *strategies.Result) int {
 type stage int
 
 const (
-	stageCheck    stage = iota // load + PlanConfig
+	stageCheck    stage = iota // load + PlanConfig + the solver
 	stageDocument              // + NewDocument (every worker's environment)
 	stageJSON                  // + the indented JSON document to io.Discard
 )

@@ -3,18 +3,18 @@ module github.com/rlsolve/rlsolve
 go 1.26
 
 require (
+	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/alecthomas/participle/v2 v2.1.4
 	github.com/go-air/gini v1.0.4
+	github.com/leanovate/gopter v0.2.11
 	github.com/rogpeppe/go-internal v1.16.0
+	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3
 	github.com/spf13/cobra v1.10.2
 	go.yaml.in/yaml/v3 v3.0.6
 )
 
 require (
-	github.com/NVIDIA/go-nvml v0.13.4-1 // indirect
 	github.com/inconshreveable/mousetrap v1.1.0 // indirect
-	github.com/leanovate/gopter v0.2.11 // indirect
-	github.com/santhosh-tekuri/jsonschema/v6 v6.0.3 // indirect
 	github.com/spf13/pflag v1.0.9 // indirect
 	golang.org/x/sys v0.26.0 // indirect
 	golang.org/x/text v0.14.0 // indirect

@@ -95,6 +95,11 @@ func BenchmarkExplain(b *testing.B) {
 			if cpu1, ok := processCPU(); ok && cpuOK && b.N > 0 {
 				b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 			}
+			workers := 0
+			for _, n := range scaleWant(g) {
+				workers += n
+			}
+			b.ReportMetric(float64(workers), "workers") // of the valid components
 		})
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -170,13 +171,14 @@ func writeText(b *strings.Builder, d model.Diagnostic, src Sources, p painter) {
 		}
 		sort.Ints(nums)
 		for _, n := range nums {
-			line := bl.lines[n]
+			ms := marksOn(bl.marks, n)
+			line, ms := window(bl.lines[n], ms)
 			b.WriteString(p.gutter(fmt.Sprintf("%*d |", width, n)))
 			if line != "" {
 				b.WriteString(" " + display(line))
 			}
 			b.WriteString("\n")
-			for _, m := range marksOn(bl.marks, n) {
+			for _, m := range ms {
 				b.WriteString(bar + " " + underline(line, m, d.Severity, p) + "\n")
 			}
 		}
@@ -192,6 +194,48 @@ func writeText(b *strings.Builder, d model.Diagnostic, src Sources, p painter) {
 	for _, f := range d.Help {
 		b.WriteString(lead + p.bold("help") + ": " + helpLine(f, primFile, src) + "\n")
 	}
+}
+
+// window cuts a long source line to the part around its marks, with "…"
+// where text was left out, and moves the marks to match, so that a frame
+// stays readable whatever the line's length.
+func window(line string, ms []mark) (string, []mark) {
+	const limit, before = 200, 40
+	if len(line) <= limit {
+		return line, ms
+	}
+	lo := len(line)
+	for _, m := range ms {
+		lo = min(lo, m.sp.Col-1)
+	}
+	if lo >= len(line) || lo < 0 {
+		lo = 0
+	}
+	start := max(0, lo-before)
+	for start > 0 && !utf8.RuneStart(line[start]) {
+		start--
+	}
+	end := min(len(line), start+limit)
+	for end < len(line) && !utf8.RuneStart(line[end]) {
+		end++
+	}
+	prefix, suffix := "", ""
+	if start > 0 {
+		prefix = "…"
+	}
+	if end < len(line) {
+		suffix = "…"
+	}
+	shift := start - len(prefix)
+	out := make([]mark, len(ms))
+	for i, m := range ms {
+		m.sp.Col -= shift
+		if m.sp.EndLine == m.sp.Line {
+			m.sp.EndCol = min(m.sp.EndCol-shift, len(prefix)+end-start+1)
+		}
+		out[i] = m
+	}
+	return prefix + line[start:end] + suffix, out
 }
 
 // marksOn returns the marks starting on line n, left to right, the primary

@@ -3,6 +3,7 @@ package grammar
 import (
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -15,6 +16,8 @@ import (
 // any other key is silently ignored by RLinf (D10: rlsolve warns).
 var knownClusterKeys = []string{"num_nodes", "component_placement", "node_groups", "profiling", "auto_scheduler",
 	"use_pre_process_policy", "net_emulation", "tracer", "use_wait_before_last_iter_policy", "recreate_nccl_groups"}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 var groupKeys = []string{"label", "node_ranks", "env_configs", "hardware", "hardware_type", "ignore_hardware"}
 
@@ -70,7 +73,9 @@ func (d *doc) config() *model.Config {
 		d.modelParallel(cfg)
 	}
 	if e, ok := lookup(top, "inventory"); ok {
-		cfg.Inventory = d.inventory(e.v)
+		if cfg.Inventory = d.inventory(e.v); cfg.Inventory == nil {
+			cfg.MarkBroken("inventory") // its errors are reported; nothing else to place on
+		}
 	}
 	return cfg
 }
@@ -262,6 +267,16 @@ func (d *doc) nodeGroup(cfg *model.Config, i int, item *yaml.Node, numOK bool) (
 
 // fields checks a mapping's keys against RLinf's dataclass fields.
 func (d *doc) fields(es []entry, valid, required []string, at model.Span, what string) bool {
+	return d.checkFields(es, valid, required, at, what, "RLinf rejects unknown fields here.", "")
+}
+
+// inventoryFields checks the keys of rlsolve's own inventory format; hint
+// follows a missing-field error.
+func (d *doc) inventoryFields(es []entry, valid, required []string, at model.Span, what, hint string) bool {
+	return d.checkFields(es, valid, required, at, what, "An unknown key in the inventory would be silently lost; rlsolve refuses it.", hint)
+}
+
+func (d *doc) checkFields(es []entry, valid, required []string, at model.Span, what, why, hint string) bool {
 	ok := true
 	// A misspelt required key is one mistake: report it as the unknown
 	// field (with its fix), not also as a missing one.
@@ -273,7 +288,7 @@ func (d *doc) fields(es []entry, valid, required []string, at model.Span, what s
 				diag.Help = []model.Fix{{Message: fmt.Sprintf("did you mean `%s`?", s), Edits: []model.Edit{{Span: d.keySpan(e.k), NewText: s}}}}
 				meant[s] = true
 			}
-			diag.Why = "RLinf rejects unknown fields here."
+			diag.Why = why
 			ok = false
 		}
 	}
@@ -284,7 +299,10 @@ func (d *doc) fields(es []entry, valid, required []string, at model.Span, what s
 		}
 	}
 	if len(missing) > 0 {
-		d.errorf(model.CodeMissingField, at, "", "%s is missing %s", what, joinQuoted(missing))
+		diag := d.errorf(model.CodeMissingField, at, "", "%s is missing %s", what, joinQuoted(missing))
+		if hint != "" {
+			diag.Help = []model.Fix{{Message: hint}}
+		}
 		ok = false
 	}
 	return ok
@@ -490,6 +508,12 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 					kval, ok1 := d.str(kv0.k, "env var name")
 					vval, ok2 := d.str(kv0.v, "env var value")
 					if !ok1 || !ok2 {
+						continue
+					}
+					if !envName.MatchString(kval.py.str) {
+						// The name reaches a process environment and `plan --output env`'s
+						// export lines: only a shell identifier is safe in both.
+						d.errorf(model.CodeInvalidValue, kval.span, "not a variable name", "env var name %q must be letters, digits and '_', not starting with a digit", kval.py.str)
 						continue
 					}
 					v := model.EnvVar{Key: kval.py.str, Value: vval.py.str, KeySpan: kval.span, ValueSpan: vval.span}

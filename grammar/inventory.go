@@ -188,7 +188,7 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool)
 		return nil, false
 	}
 	es := d.mapping(item)
-	if !d.fields(es, inventoryNodeKeys, []string{"accelerators"}, sp, "inventory node (use `accelerators: 0` for a CPU-only node)") {
+	if !d.inventoryFields(es, inventoryNodeKeys, []string{"accelerators"}, sp, "inventory node", "use `accelerators: 0` for a CPU-only node") {
 		return nil, false
 	}
 	ranks := []int{next}
@@ -308,7 +308,7 @@ func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 		return false
 	}
 	es := d.mapping(n)
-	if !d.fields(es, []string{"type", "model", "count", "memory_gib"}, []string{"count"}, d.span(n), "accelerators") {
+	if !d.inventoryFields(es, []string{"type", "model", "count", "memory_gib"}, []string{"count"}, d.span(n), "accelerators", "") {
 		return false
 	}
 	for _, e := range es {
@@ -421,7 +421,7 @@ func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 			return false
 		}
 		es := d.mapping(item)
-		if !d.fields(es, inventoryDeviceKeys, nil, d.span(item), "device") {
+		if !d.inventoryFields(es, inventoryDeviceKeys, nil, d.span(item), "device", "") {
 			return false
 		}
 		dv := model.Device{Index: pos, NUMANode: -1}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
@@ -98,7 +99,8 @@ func syntaxErr(s string, err error, what string) *SyntaxError {
 	}
 	tok := ""
 	if off < len(s) {
-		tok = s[off : off+1]
+		_, size := utf8.DecodeRuneInString(s[off:])
+		tok = s[off : off+size]
 	}
 	switch {
 	case tok == "":

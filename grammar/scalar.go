@@ -102,12 +102,31 @@ func (d *doc) interpolate(n *yaml.Node, what string) (value, bool) {
 		v.node, v.span, v.text, v.exact = n, sp, v.py.str, false
 		return v, ok
 	}
+	// Build the string piece by piece and stop at the string limit, so that
+	// references to references cannot multiply a small file into gigabytes.
 	ok := true
-	out := interpRE.ReplaceAllStringFunc(n.Value, func(s string) string {
-		v, good := resolveRef(s[2 : len(s)-1])
+	var b strings.Builder
+	rest := n.Value
+	for _, loc := range interpRE.FindAllStringIndex(n.Value, -1) {
+		b.WriteString(n.Value[len(n.Value)-len(rest) : loc[0]])
+		rest = n.Value[loc[1]:]
+		v, good := resolveRef(n.Value[loc[0]+2 : loc[1]-1])
 		ok = ok && good
-		return v.py.str
-	})
+		if !ok {
+			return value{node: n, span: sp}, false
+		}
+		if b.Len()+len(v.py.str) > d.limits.MaxStringBytes {
+			d.errorf(model.CodeLimit, sp, "expands too far", "%s: the interpolations expand past %d bytes", what, d.limits.MaxStringBytes)
+			return value{node: n, span: sp}, false
+		}
+		b.WriteString(v.py.str)
+	}
+	b.WriteString(rest)
+	if b.Len() > d.limits.MaxStringBytes {
+		d.errorf(model.CodeLimit, sp, "expands too far", "%s: the interpolations expand past %d bytes", what, d.limits.MaxStringBytes)
+		return value{node: n, span: sp}, false
+	}
+	out := b.String()
 	return value{node: n, py: pyValue{kind: pyStr, str: out}, text: out, span: sp}, ok
 }
 

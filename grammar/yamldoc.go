@@ -170,7 +170,8 @@ func (d *doc) span(n *yaml.Node) model.Span {
 	if n == nil || n.Line == 0 {
 		return model.Span{File: d.file}
 	}
-	s := model.Span{File: d.file, Line: n.Line, Col: n.Column, EndLine: n.Line, EndCol: n.Column + 1}
+	col := d.byteColumn(n.Line, n.Column)
+	s := model.Span{File: d.file, Line: n.Line, Col: col, EndLine: n.Line, EndCol: col + 1}
 	if n.Kind == yaml.MappingNode && len(n.Content) > 0 && n.Style&yaml.FlowStyle == 0 {
 		// A block mapping is shown by its first key, so that an underline
 		// does not sit alone on a list item's dash.
@@ -183,7 +184,7 @@ func (d *doc) span(n *yaml.Node) model.Span {
 		return s
 	}
 	line := d.lines[n.Line-1]
-	start := n.Column - 1
+	start := col - 1
 	if start < 0 || start > len(line) {
 		return s
 	}
@@ -193,13 +194,32 @@ func (d *doc) span(n *yaml.Node) model.Span {
 	}
 	v := []byte(n.Value)
 	if start+off+len(v) <= len(line) && bytes.Equal(line[start+off:start+off+len(v)], v) {
-		s.Col = n.Column + off
+		s.Col = col + off
 		s.EndCol = s.Col + len(v)
 		if len(v) == 0 {
 			s.EndCol = s.Col + 1
 		}
 	}
 	return s
+}
+
+// byteColumn turns yaml.v3's column (characters, from 1) into a byte
+// column, the unit of every span, so that a caret or an edit lands on the
+// right character after non-ASCII text.
+func (d *doc) byteColumn(line, col int) int {
+	if line < 1 || line > len(d.lines) {
+		return col
+	}
+	text := d.lines[line-1]
+	i := 0
+	for c := 1; c < col && i < len(text); c++ {
+		_, size := utf8.DecodeRune(text[i:])
+		i += size
+	}
+	if i >= len(text) && col-1 > i {
+		return col // past the line: keep yaml's value
+	}
+	return i + 1
 }
 
 // flowSpan covers a one-line flow collection from '[' or '{' to its closing
@@ -242,18 +262,11 @@ func (d *doc) mapping(n *yaml.Node) []entry {
 	}
 	out := make([]entry, 0, len(n.Content)/2)
 	seen := map[string]*yaml.Node{}
+	var merges []*yaml.Node
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, v := n.Content[i], n.Content[i+1]
 		if k.Kind == yaml.ScalarNode && k.Tag == "!!merge" {
-			// `<<: *base` merges the aliased mapping's keys.
-			for _, src := range mergeSources(v) {
-				for _, e := range d.mapping(src) {
-					if _, dup := seen[e.key]; !dup {
-						seen[e.key] = e.k
-						out = append(out, e)
-					}
-				}
-			}
+			merges = append(merges, v)
 			continue
 		}
 		key := d.keyText(k)
@@ -265,6 +278,18 @@ func (d *doc) mapping(n *yaml.Node) []entry {
 		}
 		seen[key] = k
 		out = append(out, entry{key: key, k: k, v: v})
+	}
+	// `<<: *base` merges the aliased mappings' keys; keys written in this
+	// mapping win, as in PyYAML, and are no duplicates of merged ones.
+	for _, v := range merges {
+		for _, src := range mergeSources(v) {
+			for _, e := range d.mapping(src) {
+				if _, set := seen[e.key]; !set {
+					seen[e.key] = e.k
+					out = append(out, e)
+				}
+			}
+		}
 	}
 	return out
 }

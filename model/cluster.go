@@ -170,8 +170,8 @@ type Resolver struct {
 	Typed bool
 }
 
-// Resolve builds the resolver for labels (none: `cluster`). missing is the
-// first label that names no group ("" when all exist).
+// Resolve builds the resolver for labels (none: `cluster`). r is nil when a
+// label names no group; missing is then that label, which may be "".
 func (c *Cluster) Resolve(labels []string) (r *Resolver, missing string) {
 	if len(labels) == 0 {
 		labels = []string{"cluster"}

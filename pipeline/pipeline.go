@@ -120,7 +120,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	o.Config, o.Diagnostics = cfg, ds
 	// Placement still runs after errors in some entries, so that one run
 	// reports every independent problem; it needs a usable node count.
-	if cfg == nil || cfg.NumNodes <= 0 {
+	if cfg == nil || cfg.NumNodes <= 0 || cfg.Broken["inventory"] && opt.Inventory == nil {
 		return o
 	}
 	inv, note := topology.Choose(topology.Choice{File: opt.Inventory, InConfig: cfg.Inventory, GPUsPerNode: opt.GPUsPerNode}, cfg.NumNodes)

@@ -117,7 +117,7 @@ func (s *session) entry(ei int, p present, only int) (*violation, *procs) {
 	if ng >= 0 && p(ng) {
 		roles[ng] = fmt.Sprintf("selects node group(s) %s", strings.Join(labels, ","))
 	}
-	if missing != "" {
+	if r == nil {
 		if !order {
 			return nil, nil
 		}

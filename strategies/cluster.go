@@ -25,7 +25,7 @@ func NewCluster(inv *model.Inventory, cfg *model.Config) *Cluster {
 // resolve wraps model.Cluster.Resolve with the failure a strategy reports.
 func (c *Cluster) resolve(labels []string) (*model.Resolver, *Failure) {
 	r, missing := c.Resolve(labels)
-	if missing == "" {
+	if r != nil {
 		return r, nil
 	}
 	f := &Failure{Code: model.CodeUnknownGroup, Msg: fmt.Sprintf("node group %q does not exist", missing), Label: missing, Process: -1}

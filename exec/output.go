@@ -149,7 +149,9 @@ func (w *lineWriter) Write(p []byte) (int, error) {
 		i := bytes.IndexByte(p, '\n')
 		if i < 0 {
 			w.carry = append(w.carry, p...)
-			for len(w.carry) >= w.max {
+			// A line of exactly max bytes waits for its newline rather than
+			// leaving an empty piece behind.
+			for len(w.carry) > w.max {
 				w.addLine(w.carry[:w.max])
 				w.carry = append(w.carry[:0], w.carry[w.max:]...)
 			}

@@ -31,11 +31,12 @@ func Survivors(id string, pgids map[int]bool) []int {
 		if !ok || state == 'Z' || state == 'X' {
 			continue
 		}
-		if pgids[pgrp] {
-			out = append(out, pid)
-			continue
-		}
+		// A process group id can be reused after its leader is gone: with a
+		// launch id, only processes carrying the launch's marker are ours.
 		if id == "" {
+			if pgids[pgrp] {
+				out = append(out, pid)
+			}
 			continue
 		}
 		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")

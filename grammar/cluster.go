@@ -548,7 +548,6 @@ func (d *doc) expandRanks(v value, available []int, what, owner string) ([]int, 
 	if len(available) > 0 {
 		lo, hi = available[0], available[len(available)-1]
 	}
-	set := map[int]bool{}
 	for _, r := range ranges {
 		if r.End < r.Start {
 			d.errorf(model.CodeRankReversed, v.sub(r.Off, r.EndOff), "end before start", "%s of %s: range %d-%d ends before it starts", what, owner, r.Start, r.End).Help =
@@ -562,15 +561,19 @@ func (d *doc) expandRanks(v value, available []int, what, owner string) ([]int, 
 				return nil, false
 			}
 		}
-		for x := r.Start; x <= r.End; x++ {
-			set[x] = true
+	}
+	// Merge the ranges first: the result is bounded by the available ranks,
+	// and so is the work, however often a spec repeats a range.
+	sorted := append([]Range(nil), ranges...)
+	sort.Slice(sorted, func(i, j int) bool { return sorted[i].Start < sorted[j].Start })
+	var out []int
+	next := -1 // the first rank not yet in out
+	for _, r := range sorted {
+		for x := max(r.Start, next); x <= r.End; x++ {
+			out = append(out, x)
 		}
+		next = max(next, r.End+1)
 	}
-	out := make([]int, 0, len(set))
-	for x := range set {
-		out = append(out, x)
-	}
-	sort.Ints(out)
 	return out, true
 }
 

@@ -73,10 +73,25 @@ func ReadFile(file string, lim grammar.Limits) ([]byte, *model.Diagnostic) {
 	}
 	defer f.Close()
 	// Read through the limit: a pipe or a device (/dev/zero) has no size
-	// to check first.
-	data, err := io.ReadAll(io.LimitReader(f, int64(lim.MaxFileBytes)+1))
-	if err != nil {
-		return fail(model.CodeFileRead, "cannot read %s: %v", file, err)
+	// to check first. The buffer is sized once (the file's size, else the
+	// limit), so reading never grows past what the limit allows.
+	size := lim.MaxFileBytes + 1
+	if st != nil && st.Mode().IsRegular() {
+		size = int(st.Size()) + 1
+	}
+	data := make([]byte, 0, size)
+	for len(data) <= lim.MaxFileBytes {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew since Stat
+		}
+		n, rerr := f.Read(data[len(data):min(cap(data), lim.MaxFileBytes+1)])
+		data = data[:len(data)+n]
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return fail(model.CodeFileRead, "cannot read %s: %v", file, rerr)
+		}
 	}
 	if len(data) > lim.MaxFileBytes {
 		return fail(model.CodeLimit, "%s is larger than %d bytes; rlsolve reads at most %d", file, lim.MaxFileBytes, lim.MaxFileBytes)

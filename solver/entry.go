@@ -319,15 +319,6 @@ func (s *session) cluster() *model.Cluster {
 	return s.view
 }
 
-func (s *session) groupIndex(label string) int {
-	for gi := range s.cfg.NodeGroups {
-		if s.cfg.NodeGroups[gi].Label == label {
-			return gi
-		}
-	}
-	return -1
-}
-
 func unitOf(g *model.Group) string {
 	if g.HardwareType == "" {
 		return "nodes"

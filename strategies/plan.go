@@ -77,6 +77,7 @@ func PlanConfig(cfg *model.Config, inv *model.Inventory, opt Options) *Result {
 		nodes = nodes[:cfg.NumNodes]
 	}
 	pl.c = NewCluster(&model.Inventory{Nodes: nodes, Source: inv.Source}, cfg)
+	pl.robotCounts(nodes)
 	mode := opt.Mode
 	if mode == ModeDetect {
 		mode = ModeHybrid
@@ -240,4 +241,41 @@ func sortDiags(ds model.Diagnostics) {
 		}
 		return a.Col < b.Col
 	})
+}
+
+// robotCounts warns where the hardware.configs (of every group, as RLinf
+// counts them) and the inventory give a node different robot counts: RLinf
+// goes by the configs.
+func (pl *planner) robotCounts(nodes []model.Node) {
+	type key struct {
+		node int
+		typ  string
+	}
+	count := map[key]int{}
+	at := map[key]model.Span{}
+	var order []key
+	for gi := range pl.cfg.NodeGroups {
+		g := &pl.cfg.NodeGroups[gi]
+		if g.Hardware == nil {
+			continue
+		}
+		for _, rc := range g.Hardware.Configs {
+			k := key{rc.NodeRank, g.Hardware.Type}
+			if _, seen := count[k]; !seen {
+				order = append(order, k)
+				at[k] = g.Hardware.TypeSpan
+			}
+			count[k]++
+		}
+	}
+	for _, k := range order {
+		if k.node < 0 || k.node >= len(nodes) {
+			continue
+		}
+		if inv, known := nodes[k.node].Hardware[k.typ]; known && inv != count[k] {
+			pl.warnAt(model.WarnRobotCount, at[k], fmt.Sprintf("%d configured on node %d", count[k], k.node),
+				"node %d: hardware.configs list %d %s robot(s), the inventory says %d; RLinf goes by the configs",
+				k.node, count[k], k.typ, inv)
+		}
+	}
 }

@@ -34,11 +34,11 @@ on stdout instead.`,
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if in.slime != "" || pipeline.AnySlimeFile(args) {
-				return checkSlime(&in, args, output)
-			}
 			if _, err := in.strategyMode(); err != nil {
 				return err
+			}
+			if in.slime != "" || pipeline.AnySlimeFile(args) {
+				return checkSlime(&in, args, output)
 			}
 			switch output {
 			case "text", "short", "json", "sarif":

@@ -37,11 +37,11 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 			return cobra.ExactArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if in.slime != "" || pipeline.AnySlimeFile(args) {
-				return planSlime(&in, args, output, component, rank)
-			}
 			if _, err := in.strategyMode(); err != nil {
 				return err
+			}
+			if in.slime != "" || pipeline.AnySlimeFile(args) {
+				return planSlime(&in, args, output, component, rank)
 			}
 			switch output {
 			case "table", "text", "json", "yaml", "svg", "html":

@@ -95,15 +95,7 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 				if rank < 0 || rank >= len(comp.Placements) {
 					return usageErrorf("--rank must be between 0 and %d for %s", len(comp.Placements)-1, component)
 				}
-				env := comp.Placements[rank].Env
-				keys := make([]string, 0, len(env))
-				for k := range env {
-					keys = append(keys, k)
-				}
-				sort.Strings(keys)
-				for _, k := range keys {
-					fmt.Printf("export %s=%s\n", k, shellQuote(env[k]))
-				}
+				printExports(comp.Placements[rank].Env)
 			}
 			return nil
 		},
@@ -114,6 +106,19 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 	c.Flags().IntVar(&rank, "rank", 0, "with --output env: the worker rank")
 	completeFlagValues(c, "table", "json", "yaml", "env", "svg", "html")
 	return c
+}
+
+// printExports prints one worker's environment as `export K=V` lines,
+// sorted, values quoted for a POSIX shell (names are checked identifiers).
+func printExports(env map[string]string) {
+	keys := make([]string, 0, len(env))
+	for k := range env {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Printf("export %s=%s\n", k, shellQuote(env[k]))
+	}
 }
 
 // shellQuote quotes a value for a POSIX shell when it needs quoting.
@@ -200,14 +205,7 @@ func planSlime(in *inputFlags, args []string, output, component string, rank int
 		if err != nil {
 			return usageErrorf("%v", err)
 		}
-		keys := make([]string, 0, len(env))
-		for k := range env {
-			keys = append(keys, k)
-		}
-		sort.Strings(keys)
-		for _, k := range keys {
-			fmt.Printf("export %s=%s\n", k, shellQuote(env[k]))
-		}
+		printExports(env)
 	}
 	return nil
 }

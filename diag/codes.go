@@ -375,16 +375,18 @@ cluster:
 		Title: "env_config node_ranks outside its group",
 		Text: "An env_config's node_ranks are cluster node ranks that must all belong to the group it sits " +
 			"in: RLinf parses them against the group's nodes and requires a subset (\"node_ranks in env_config " +
-			"must be a subset of node_ranks in node group\").",
+			"must be a subset of node_ranks in node group\"). RLinf's range check uses only the group's lowest and " +
+			"highest node, so a rank outside that span is RLS-E0203 and one inside it but not in the group is this " +
+			"error.",
 		Example: `cluster:
   num_nodes: 4
   component_placement:
     actor: all
   node_groups:
     - label: a800
-      node_ranks: 0-1
+      node_ranks: "0,2"
       env_configs:
-        - node_ranks: 2-3
+        - node_ranks: 1
           env_vars:
             - NCCL_SOCKET_IFNAME: ib0
 `,
@@ -627,7 +629,8 @@ cluster:
 			"in label order. RLinf raises an IndexError at launch when an index is past their total (\"Node " +
 			"rank is out of range for selected node groups\"), which happens when the ranks were counted over " +
 			"more resources than there are nodes, as when GPU and CPU groups are mixed. rlsolve reports it at " +
-			"check time (decision D5).",
+			"check time (decision D5). A config that mixes GPU and CPU groups is refused first (RLS-E0411), so " +
+			"this code comes from direct calls of the Go library's Node strategy.",
 		Example: `cluster:
   num_nodes: 2
   component_placement:
@@ -647,7 +650,9 @@ cluster:
 		Title: "hardware rank past the groups' hardware",
 		Text: "Hardware ranks must lie within the devices that the selected node groups have on the " +
 			"inventory. RLinf asserts \"Hardware ranks exceed available resources\" (Packed) or \"Hardware rank " +
-			"is out of range\" (Flexible) when it computes the placement at launch.",
+			"is out of range\" (Flexible) when it computes the placement at launch. In a config the placement " +
+			"string's own range check reports it first (RLS-E0203); this code comes from direct calls of the Go " +
+			"library's strategies and from model-parallel Packed ranges.",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
@@ -703,7 +708,8 @@ inventory:
 		Text: "The hardware of one process must be distinct (\"All hardware ranks for a process must be " +
 			"unique\"). A placement part cannot repeat a rank, but two groups that share a node number its " +
 			"devices twice (g1,g2 on one 8-GPU node gives ranks 0-15 for GPUs 0-7 and 0-7 again), so one " +
-			"process can end up with the same device twice.",
+			"process can end up with the same device twice. RLinf checks only that the rank numbers differ and " +
+			"hands the worker the same GPU twice; rlsolve refuses it.",
 		Example: `cluster:
   num_nodes: 1
   component_placement:

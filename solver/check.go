@@ -216,6 +216,7 @@ var covered = map[string]bool{
 	model.CodeMPMode: true, model.CodeMPCollocatedExtra: true, model.CodeMPTPDivisible: true,
 	model.CodeMPTPTooLarge: true, model.CodeMPRecompute: true, model.CodeMPAutoOrder: true,
 	model.CodeMPSizes: true, model.CodePackedDivisible: true, model.CodeNeedsHardware: true,
+	model.CodeProcessHardwareDup: true,
 }
 
 // Covers reports whether the solver encodes the rule behind code.

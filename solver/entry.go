@@ -284,6 +284,9 @@ func (s *session) processes(who string, r *model.Resolver, pr *procs, roles map[
 			return &violation{Code: model.CodeOneProcessOneNode, Primary: pr.seg[i], Roles: roles,
 				Summary: fmt.Sprintf("%s: worker %d would run on %d nodes at once", who, base+i, pr.n[i])}
 		}
+		if v := s.sameDevice(who, r, pr, i, base, roles, mine); v != nil {
+			return v
+		}
 		for h := pr.start[i] + 1; h < pr.start[i]+pr.n[i]; h++ {
 			w := r.Locate(h)
 			if !mine(i) {
@@ -415,4 +418,25 @@ func (s *session) procBase(ei, si, total int) int {
 		s.bases[ei] = b
 	}
 	return b[si]
+}
+
+// sameDevice refuses a process given one device twice: two groups that
+// share a node number its devices twice, so distinct ranks can be one GPU.
+func (s *session) sameDevice(who string, r *model.Resolver, pr *procs, i, base int, roles map[int]string, mine func(int) bool) *violation {
+	if pr.n[i] < 2 || len(r.Groups) < 2 || !mine(i) {
+		return nil
+	}
+	type device struct{ node, local int }
+	seen := map[device]bool{}
+	for h := pr.start[i]; h < pr.start[i]+pr.n[i]; h++ {
+		w := r.Locate(h)
+		d := device{w.Node, w.Local}
+		if seen[d] && w.Group.HardwareType == r.Locate(pr.start[i]).Group.HardwareType {
+			roles[pr.seg[i]] = fmt.Sprintf("worker %d gets device %d of node %d twice", base+i, w.Local, w.Node)
+			return &violation{Code: model.CodeProcessHardwareDup, Primary: pr.seg[i], Roles: roles,
+				Summary: fmt.Sprintf("%s: worker %d would get device %d of node %d twice (node groups %v share the node)", who, base+i, w.Local, w.Node, r.Labels())}
+		}
+		seen[d] = true
+	}
+	return nil
 }

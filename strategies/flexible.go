@@ -87,6 +87,12 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 		for _, h := range sorted {
 			backing = append(backing, r.Locate(h).Local)
 		}
+		// Two groups that share a node number its devices twice: distinct
+		// ranks can still be one device. RLinf hands it out twice; rlsolve
+		// refuses (the worker would see the GPU twice in CUDA_VISIBLE_DEVICES).
+		if dev, dup := repeated(backing[from:]); dup {
+			return nil, fail(model.CodeProcessHardwareDup, i, "worker %d would get device %d of node %d twice (node groups %v share the node)", i, dev, ws[0].Node, r.Labels())
+		}
 		first := r.Locate(sorted[0])
 		procs[i] = flexProc{first: sorted[0], w: first, local: backing[from:len(backing):len(backing)]}
 	}
@@ -150,4 +156,16 @@ func perNode(hw []int, ws []model.Where) string {
 		parts[k] = fmt.Sprintf("%d (node %d, local %s %d)", h, ws[k].Node, strings.TrimSuffix(model.HardwareUnit(ws[k].Group.HardwareType), "s"), ws[k].Local)
 	}
 	return "hardware ranks " + strings.Join(parts, ", ")
+}
+
+// repeated reports a value that occurs twice in a short list.
+func repeated(xs []int) (int, bool) {
+	for i := range xs {
+		for j := i + 1; j < len(xs); j++ {
+			if xs[i] == xs[j] {
+				return xs[i], true
+			}
+		}
+	}
+	return 0, false
 }

@@ -161,19 +161,26 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	mp := opt.Mode == strategies.ModeModelParallel || opt.Mode == strategies.ModeDetect && cfg.ModelParallel.Present
 	solved, err := solver.Check(cfg, inv, solver.Options{ModelParallel: mp, Budget: opt.SolverBudget, MaxProcesses: opt.Limits.MaxProcesses})
 	o.Solver = solved
+	o.settle(o.Result.Diagnostics, solved, err, cfg.ComponentsSpan, "raise --solver-budget, or check a smaller part of the config")
+	return o
+}
+
+// settle merges the direct checks' diagnostics with the solver's verdict
+// (the solver's explanations replace the direct errors of the same rules),
+// records a solver that ran out of time, and orders everything by position.
+func (o *Outcome) settle(direct model.Diagnostics, solved *solver.Result, err error, at model.Span, help string) {
 	if err != nil {
 		o.Diagnostics = append(o.Diagnostics, model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,
-			Summary: fmt.Sprintf("the solver stopped: %v", err), Primary: cfg.ComponentsSpan,
-			Help: []model.Fix{{Message: "raise --solver-budget, or check a smaller part of the config"}}})
+			Summary: fmt.Sprintf("the solver stopped: %v", err), Primary: at,
+			Help: []model.Fix{{Message: help}}})
 		o.Budget = true
 	}
 	var solvedDiags model.Diagnostics
 	if solved != nil {
 		solvedDiags = solved.Diagnostics
 	}
-	o.Diagnostics = solver.Reconcile(append(o.Diagnostics, o.Result.Diagnostics...), solvedDiags)
+	o.Diagnostics = solver.Reconcile(append(o.Diagnostics, direct...), solvedDiags)
 	SortByPosition(o.Diagnostics)
-	return o
 }
 
 // SortByPosition orders diagnostics as they appear in the files, so that

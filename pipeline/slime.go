@@ -95,18 +95,7 @@ func CheckSlime(flags, file string, opt Options) *SlimeOutcome {
 	so.Plan = strategies.PlanSlime(cfg, so.Topology, strategies.SlimeOptions{MaxBundles: lim.MaxTotalProcesses})
 	solved, err := solver.CheckSlime(cfg, so.Topology, solver.Options{Budget: opt.SolverBudget})
 	so.Solver = solved
-	if err != nil {
-		so.Diagnostics = append(so.Diagnostics, model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,
-			Summary: fmt.Sprintf("the solver stopped: %v", err), Primary: cfg.Span,
-			Help: []model.Fix{{Message: "raise --solver-budget"}}})
-		so.Budget = true
-	}
-	var solvedDiags model.Diagnostics
-	if solved != nil {
-		solvedDiags = solved.Diagnostics
-	}
-	so.Diagnostics = solver.Reconcile(append(so.Diagnostics, so.Plan.Diagnostics...), solvedDiags)
-	SortByPosition(so.Diagnostics)
+	so.settle(so.Plan.Diagnostics, solved, err, cfg.Span, "raise --solver-budget")
 	if so.Diagnostics.HasErrors() {
 		so.Plan.Plan = nil
 	}

@@ -148,6 +148,45 @@ var explanations = []Explanation{
 `,
 	},
 	{
+		Code:  model.CodeProcessLimit,
+		Title: "too many processes",
+		Text: "rlsolve refuses to expand a config that places more than 1,048,576 processes in one component " +
+			"or 2,097,152 in all, before expanding anything, so that a typo in a process range cannot exhaust " +
+			"memory. RLinf would try to start them all.",
+		Example: `cluster:
+  num_nodes: 1
+  component_placement:
+    agent:
+      node_group: node
+      placement: "0:0-2000000"
+`,
+	},
+	{
+		Code:  model.CodeSolverBudget,
+		Title: "solver budget exceeded",
+		Text: "The SAT solver stopped at its time budget (10 s by default, --solver-budget) before it had " +
+			"judged the whole config. The diagnostics before this one are right, but the list may be " +
+			"incomplete and the config was not expanded. Raise the budget, or check a smaller part of the config.",
+		Example: `# rlsolve check --solver-budget 1ns train.yaml
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: "0-8"
+`,
+	},
+	{
+		Code:  model.CodeInternal,
+		Title: "internal error",
+		Text: "rlsolve found itself in a state its own invariants rule out: a bug in rlsolve, not in the " +
+			"config. The command exits with status 3. Please report it with the config that triggered it.",
+		Example: `# No config triggers it by design; this one is valid.
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: all
+`,
+	},
+	{
 		Code:  model.CodeInvalidValue,
 		Title: "value RLinf does not accept",
 		Text: "A value has the right type but lies outside what RLinf accepts. For example num_nodes must " +
@@ -620,47 +659,6 @@ cluster:
     - label: cpu_b
       node_ranks: 1
       ignore_hardware: true
-`,
-	},
-	{
-		Code:  model.CodeNodeIndexRange,
-		Title: "node index past the groups' nodes",
-		Text: "In a Node placement each resource rank selects a node: the i-th node of the selected groups, " +
-			"in label order. RLinf raises an IndexError at launch when an index is past their total (\"Node " +
-			"rank is out of range for selected node groups\"), which happens when the ranks were counted over " +
-			"more resources than there are nodes, as when GPU and CPU groups are mixed. rlsolve reports it at " +
-			"check time (decision D5). A config that mixes GPU and CPU groups is refused first (RLS-E0411), so " +
-			"this code comes from direct calls of the Go library's Node strategy.",
-		Example: `cluster:
-  num_nodes: 2
-  component_placement:
-    env:
-      node_group: a800,cpu
-      placement: 8
-  node_groups:
-    - label: a800
-      node_ranks: 0
-    - label: cpu
-      node_ranks: 1
-      ignore_hardware: true
-`,
-	},
-	{
-		Code:  model.CodeHardwareRange,
-		Title: "hardware rank past the groups' hardware",
-		Text: "Hardware ranks must lie within the devices that the selected node groups have on the " +
-			"inventory. RLinf asserts \"Hardware ranks exceed available resources\" (Packed) or \"Hardware rank " +
-			"is out of range\" (Flexible) when it computes the placement at launch. In a config the placement " +
-			"string's own range check reports it first (RLS-E0203); this code comes from direct calls of the Go " +
-			"library's strategies and from model-parallel Packed ranges.",
-		Example: `cluster:
-  num_nodes: 1
-  component_placement:
-    actor: "0-7"
-inventory:
-  nodes:
-    - ranks: 0
-      accelerators: {type: NV_GPU, count: 4}
 `,
 	},
 	{
@@ -1169,6 +1167,38 @@ actor:
   num_nodes: 2
   component_placement:
     actor: all
+`,
+	},
+	{
+		Code:  model.NoteConflictsCut,
+		Title: "more conflicts than shown",
+		Text: "The solver explains at most --max-conflicts independent conflicts (20 by default), each as a " +
+			"minimal set of facts. When the input has more, this note says how many there are; fix the shown " +
+			"ones, or raise --max-conflicts to see them all.",
+		Example: `cluster:
+  num_nodes: 1
+  component_placement:
+    c0: "8"
+    c1: "8"
+    c2: "8"
+    c3: "8"
+    c4: "8"
+    c5: "8"
+    c6: "8"
+    c7: "8"
+    c8: "8"
+    c9: "8"
+    c10: "8"
+    c11: "8"
+    c12: "8"
+    c13: "8"
+    c14: "8"
+    c15: "8"
+    c16: "8"
+    c17: "8"
+    c18: "8"
+    c19: "8"
+    c20: "8"
 `,
 	},
 }

@@ -74,7 +74,7 @@ func (d *doc) config() *model.Config {
 	}
 	if e, ok := lookup(top, "inventory"); ok {
 		if cfg.Inventory = d.inventory(e.v); cfg.Inventory == nil {
-			cfg.MarkBroken("inventory") // its errors are reported; nothing else to place on
+			cfg.MarkBroken(model.BrokenInventory, "") // its errors are reported; nothing else to place on
 		}
 	}
 	return cfg
@@ -166,22 +166,16 @@ func (d *doc) nodeGroups(cfg *model.Config, n *yaml.Node, numOK bool) {
 		d.errorf(model.CodeWrongType, d.span(n), "expected a list", "cluster.node_groups must be a list of mappings, but got %s", kindName(n))
 		return
 	}
-	labels := map[string]model.Span{}
+	// Duplicate labels and robots configured in two groups are rules
+	// (rules/groups.go), judged with the rest.
 	for i, item := range n.Content {
 		g, ok := d.nodeGroup(cfg, i, item, numOK)
 		if !ok {
-			cfg.MarkBroken("group:" + g.Label)
+			cfg.MarkBroken(model.BrokenGroup, g.Label)
 			continue
 		}
-		if first, dup := labels[g.Label]; dup {
-			diag := d.errorf(model.CodeDuplicateLabel, g.LabelSpan, "second group with this label", "two node groups are labelled %q", g.Label)
-			diag.Labels = []model.Label{{Span: first, Message: "first defined here"}}
-			diag.Why = "RLinf looks groups up by label; it accepts the config but fails when the cluster starts (D6)."
-		}
-		labels[g.Label] = g.LabelSpan
 		cfg.NodeGroups = append(cfg.NodeGroups, g)
 	}
-	d.hardwareAcrossGroups(cfg)
 }
 
 func (d *doc) nodeGroup(cfg *model.Config, i int, item *yaml.Node, numOK bool) (model.NodeGroup, bool) {
@@ -409,32 +403,6 @@ func (d *doc) hardware(n *yaml.Node) *model.HardwareConfig {
 	return hw
 }
 
-// hardwareAcrossGroups enforces one group per (node_rank, robot type).
-func (d *doc) hardwareAcrossGroups(cfg *model.Config) {
-	type key struct {
-		rank int
-		typ  string
-	}
-	owner := map[key]int{}
-	for gi := range cfg.NodeGroups {
-		g := &cfg.NodeGroups[gi]
-		if g.Hardware == nil {
-			continue
-		}
-		for _, rc := range g.Hardware.Configs {
-			k := key{rc.NodeRank, g.Hardware.Type}
-			if first, ok := owner[k]; ok && first != gi {
-				f := &cfg.NodeGroups[first]
-				diag := d.errorf(model.CodeHardwareConflict, rc.NodeRankSpan, fmt.Sprintf("group %q", g.Label),
-					"%s hardware on node %d is configured in two node groups, %q and %q", g.Hardware.Type, rc.NodeRank, f.Label, g.Label)
-				diag.Labels = []model.Label{{Span: f.LabelSpan, Message: fmt.Sprintf("group %q also configures it", f.Label)}}
-				continue
-			}
-			owner[k] = gi
-		}
-	}
-}
-
 func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model.EnvConfig {
 	n = deref(n)
 	if n.Kind != yaml.SequenceNode {
@@ -443,8 +411,6 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 		return nil
 	}
 	var out []model.EnvConfig
-	nodeOwner := map[int]model.Span{}
-	keyOwner := map[string]model.Span{}
 	for j, item := range n.Content {
 		item = deref(item)
 		ec := model.EnvConfig{Span: d.span(item)}
@@ -470,13 +436,6 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 						diag.Labels = []model.Label{{Span: g.RanksSpan, Message: "the group's node_ranks"}}
 						break
 					}
-					if first, dup := nodeOwner[r]; dup {
-						diag := d.errorf(model.CodeEnvNodeDuplicated, v.span, fmt.Sprintf("covers node %d", r),
-							"node %d is in two env_configs of node group %q", r, g.Label)
-						diag.Labels = []model.Label{{Span: first, Message: fmt.Sprintf("also covers node %d", r)}}
-						break
-					}
-					nodeOwner[r] = v.span
 				}
 			}
 		}
@@ -517,13 +476,6 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 						continue
 					}
 					v := model.EnvVar{Key: kval.py.str, Value: vval.py.str, KeySpan: kval.span, ValueSpan: vval.span}
-					if first, dup := keyOwner[v.Key]; dup {
-						diag := d.errorf(model.CodeEnvVarDuplicated, v.KeySpan, "set again here", "environment variable %s is set twice in node group %q", v.Key, g.Label)
-						diag.Labels = []model.Label{{Span: first, Message: "first set here"}}
-						diag.Why = "RLinf allows each env var key once per node group, across all its env_configs, even for disjoint nodes (D11)."
-						diag.Help = []model.Fix{{Message: "set it once, or move one of the env_configs into a node group of its own"}}
-					}
-					keyOwner[v.Key] = v.KeySpan
 					ec.EnvVars = append(ec.EnvVars, v)
 				}
 			}

@@ -42,7 +42,6 @@ func TestClusterSectionErrors(t *testing.T) {
 		{"unknown field", groupsYAML(1, "    - label: a\n      node_ranks: 0\n      nodes: 1\n"), model.CodeUnknownField, "nodes: 1", 1},
 		{"reserved cluster", groupsYAML(1, "    - {label: cluster, node_ranks: 0}\n"), model.CodeReservedLabel, "cluster", 1},
 		{"reserved node", groupsYAML(1, "    - {label: node, node_ranks: 0}\n"), model.CodeReservedLabel, "node, n", 0},
-		{"duplicate label", groupsYAML(2, "    - {label: a, node_ranks: 0}\n    - {label: a, node_ranks: 1}\n"), model.CodeDuplicateLabel, "a, node_ranks: 1", 0},
 		{"hardware and hardware_type", groupsYAML(1, "    - label: f\n      node_ranks: 0\n      hardware_type: Franka\n      hardware: {type: Franka, configs: []}\n"),
 			model.CodeHardwareExclusive, "hardware_type", 0},
 		{"hardware and ignore_hardware", groupsYAML(1, "    - label: f\n      node_ranks: 0\n      ignore_hardware: true\n      hardware: {type: Franka, configs: []}\n"),
@@ -66,8 +65,6 @@ func TestClusterSectionErrors(t *testing.T) {
 		{"duplicate configs", groupsYAML(1, "    - label: f\n      node_ranks: 0\n      hardware:\n        type: Franka\n        configs:\n          - {node_rank: 0, robot_ip: 10.0.0.1}\n          - {node_rank: 0, robot_ip: 10.0.0.1}\n"),
 			model.CodeHardwareDuplicate, "{node_rank", 1},
 		{"config node outside group", groupsYAML(2, "    - {label: f, node_ranks: 0, hardware: {type: Franka, configs: [{node_rank: 1}]}}\n"), model.CodeHardwareNodeOutside, "1}", 0},
-		{"same robot in two groups", groupsYAML(1, "    - {label: f1, node_ranks: 0, hardware: {type: Franka, configs: [{node_rank: 0}]}}\n    - {label: f2, node_ranks: 0, hardware: {type: Franka, configs: [{node_rank: 0}]}}\n"),
-			model.CodeHardwareConflict, "0}", 1},
 		// §1.4 env_configs
 		{"env_configs a mapping", groupsYAML(1, "    - label: a\n      node_ranks: 0\n      env_configs:\n        node_ranks: 0\n"), model.CodeWrongType, "node_ranks", 1},
 		{"env_config not a mapping", groupsYAML(1, "    - {label: a, node_ranks: 0, env_configs: [x]}\n"), model.CodeWrongType, "x]", 0},
@@ -77,9 +74,6 @@ func TestClusterSectionErrors(t *testing.T) {
 		{"env var with two keys", groupsYAML(1, "    - {label: a, node_ranks: 0, env_configs: [{node_ranks: 0, env_vars: [{A: 1, B: 2}]}]}\n"), model.CodeWrongType, "{A", 0},
 		{"env ranks not a subset", groupsYAML(3, "    - {label: a, node_ranks: \"0,2\", env_configs: [{node_ranks: 1}]}\n"), model.CodeEnvRanksNotSubset, "1}", 0},
 		{"env ranks out of range", groupsYAML(4, "    - {label: a, node_ranks: 0-1, env_configs: [{node_ranks: 0-3}]}\n"), model.CodeRankOutOfRange, "0-3", 0},
-		{"node in two env_configs", groupsYAML(2, "    - {label: a, node_ranks: 0-1, env_configs: [{node_ranks: 0}, {node_ranks: 0-1}]}\n"), model.CodeEnvNodeDuplicated, "0-1}", 0},
-		{"env var twice", groupsYAML(2, "    - {label: a, node_ranks: 0-1, env_configs: [{node_ranks: 0, env_vars: [{A: 1}]}, {node_ranks: 1, env_vars: [{A: 2}]}]}\n"),
-			model.CodeEnvVarDuplicated, "A: 2", 0},
 		// §1.6 profiling
 		{"profiling without backend", "cluster:\n  num_nodes: 1\n  component_placement: {}\n  profiling: {enabled: true}\n", model.CodeMissingField, "{enabled", 0},
 		{"unknown profiling backend", "cluster:\n  num_nodes: 1\n  component_placement: {}\n  profiling: {backend: perf}\n", model.CodeInvalidValue, "perf", 0},

@@ -39,7 +39,7 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 		}
 		// Until the entry is read in full, its names count as broken.
 		for _, nm := range ce.Names {
-			cfg.MarkBroken("component:" + nm)
+			cfg.MarkBroken(model.BrokenComponent, nm)
 		}
 		v := deref(e.v)
 		placement := v
@@ -74,7 +74,7 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 			continue
 		}
 		for _, nm := range ce.Names {
-			delete(cfg.Broken, "component:"+nm)
+			delete(cfg.Broken, model.Broken{Kind: model.BrokenComponent, Name: nm})
 		}
 		cfg.Components = append(cfg.Components, ce)
 	}

@@ -15,6 +15,9 @@ const (
 	CodeInvalidValue     = "RLS-E0108" // a value outside what RLinf accepts
 	CodeUnresolvedInterp = "RLS-E0109" // a ${...} interpolation rlsolve cannot resolve
 	CodeFileRead         = "RLS-E0110" // the file cannot be read
+	CodeProcessLimit     = "RLS-E0111" // more processes than rlsolve expands
+	CodeSolverBudget     = "RLS-E0112" // the solver ran out of its time budget
+	CodeInternal         = "RLS-E0113" // an internal error: a bug in rlsolve
 
 	CodeRankSyntax         = "RLS-E0201" // a rank spec or placement part is malformed
 	CodeRankReversed       = "RLS-E0202" // a range's end is below its start
@@ -44,8 +47,8 @@ const (
 	CodeMixedHardware      = "RLS-E0402" // a process mixes hardware types
 	CodeNodeOrder          = "RLS-E0403" // placements not sorted by node (group order)
 	CodeGroupsOverlap      = "RLS-E0404" // node placement over overlapping groups
-	CodeNodeIndexRange     = "RLS-E0405" // node placement index past the groups' nodes
-	CodeHardwareRange      = "RLS-E0406" // hardware rank past the groups' hardware
+	// RLS-E0405 and RLS-E0406 are retired: configs get RLS-E0411 and
+	// RLS-E0203 first, and direct strategy calls return errors.
 	CodeNeedsHardware      = "RLS-E0407" // strategy needs hardware the group lacks (D7)
 	CodeNoHardware         = "RLS-E0408" // the groups have no hardware at all
 	CodeProcessHardwareDup = "RLS-E0409" // a process lists a hardware rank twice
@@ -81,4 +84,5 @@ const (
 	WarnParallelDivides = "RLS-W0112" // world size not divisible by TP*PP*CP
 
 	NoteAssumedInventory = "RLS-N0001" // no inventory given: 8 GPUs per node assumed
+	NoteConflictsCut     = "RLS-N0002" // more conflicts than --max-conflicts shows
 )

@@ -15,19 +15,37 @@ type Config struct {
 	ModelParallel  ModelParallelConfig
 	// Inventory is set when the config file carries a top-level `inventory:`.
 	Inventory *Inventory
-	// Broken names the node-group labels and components whose entries had
-	// errors: later stages skip what refers to them instead of reporting
-	// follow-on errors.
-	Broken map[string]bool
+	// Broken names the node groups, components and inventory whose entries
+	// had errors: later stages skip what refers to them instead of
+	// reporting follow-on errors.
+	Broken map[Broken]bool
 }
 
-// MarkBroken records that the entry named name could not be read.
-func (c *Config) MarkBroken(name string) {
-	if c.Broken == nil {
-		c.Broken = map[string]bool{}
-	}
-	c.Broken[name] = true
+// Broken names a part of the config that could not be read.
+type Broken struct {
+	Kind BrokenKind
+	Name string
 }
+
+// BrokenKind says what kind of part is broken.
+type BrokenKind int
+
+const (
+	BrokenGroup     BrokenKind = iota // a node group, by label
+	BrokenComponent                   // a component, by name
+	BrokenInventory                   // the config's inventory: key
+)
+
+// MarkBroken records that the part of kind k named name could not be read.
+func (c *Config) MarkBroken(k BrokenKind, name string) {
+	if c.Broken == nil {
+		c.Broken = map[Broken]bool{}
+	}
+	c.Broken[Broken{k, name}] = true
+}
+
+// IsBroken reports whether the part of kind k named name could not be read.
+func (c *Config) IsBroken(k BrokenKind, name string) bool { return c.Broken[Broken{k, name}] }
 
 // NodeGroup is one `cluster.node_groups[i]` entry after RLinf's checks.
 type NodeGroup struct {

@@ -1,5 +1,10 @@
 package model
 
+import (
+	"fmt"
+	"sort"
+)
+
 // Severity orders diagnostics: errors make a config invalid, warnings are
 // accepted unless --strict, notes only inform.
 type Severity int
@@ -75,4 +80,42 @@ func (ds Diagnostics) Count(s Severity) int {
 		}
 	}
 	return n
+}
+
+// Add appends a diagnostic and returns it for further detail (labels,
+// why, fixes): the one builder every stage uses.
+func (ds *Diagnostics) Add(sev Severity, code string, at Span, label, format string, args ...any) *Diagnostic {
+	*ds = append(*ds, Diagnostic{Code: code, Severity: sev, Summary: fmt.Sprintf(format, args...), Primary: at, PrimaryLabel: label})
+	return &(*ds)[len(*ds)-1]
+}
+
+// Errorf adds an error.
+func (ds *Diagnostics) Errorf(code string, at Span, label, format string, args ...any) *Diagnostic {
+	return ds.Add(SeverityError, code, at, label, format, args...)
+}
+
+// Warnf adds a warning.
+func (ds *Diagnostics) Warnf(code string, at Span, label, format string, args ...any) *Diagnostic {
+	return ds.Add(SeverityWarning, code, at, label, format, args...)
+}
+
+// Notef adds a note.
+func (ds *Diagnostics) Notef(code string, at Span, label, format string, args ...any) *Diagnostic {
+	return ds.Add(SeverityNote, code, at, label, format, args...)
+}
+
+// Sort orders diagnostics as they appear in their files (by file, line,
+// column), keeping the order of those at one place, so that problems found
+// by different stages read top to bottom.
+func (ds Diagnostics) Sort() {
+	sort.SliceStable(ds, func(i, j int) bool {
+		a, b := ds[i].Primary, ds[j].Primary
+		if a.File != b.File {
+			return a.File < b.File
+		}
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return a.Col < b.Col
+	})
 }

@@ -1,5 +1,7 @@
 package model
 
+import "strings"
+
 // Placement is one worker: RLinf's Placement fields plus what the inventory
 // knows about its node. LocalAcceleratorRank is always an integer (D12).
 type Placement struct {
@@ -28,6 +30,19 @@ const (
 	ModeCollocated    PlacementMode = "COLLOCATED"
 	ModeDisaggregated PlacementMode = "DISAGGREGATED"
 	ModeAuto          PlacementMode = "AUTO"
+)
+
+// PlacementClass is the RLinf class that reads component_placement; the
+// entry point of a run picks it (semantics §5 and §10).
+type PlacementClass string
+
+const (
+	ClassBase              PlacementClass = "base"                // ComponentPlacement (data collection)
+	ClassHybrid            PlacementClass = "hybrid"              // HybridComponentPlacement
+	ClassModelParallel     PlacementClass = "model-parallel"      // ModelParallelComponentPlacement
+	ClassModelParallelEval PlacementClass = "model-parallel-eval" // ModelParallelEvalComponentPlacement
+	ClassMultiAgent        PlacementClass = "multi-agent"         // MultiAgentModelParallelComponentPlacement
+	ClassMultiAgentEval    PlacementClass = "multi-agent-eval"    // MultiAgentModelParallelEvalComponentPlacement
 )
 
 // StrategyKind names the RLinf strategy class a component was placed with.
@@ -83,4 +98,47 @@ func (p *Plan) Component(name string) *ComponentPlan {
 		}
 	}
 	return nil
+}
+
+// Classes lists the placement classes with the RLinf class each stands for.
+var Classes = []struct {
+	Class PlacementClass
+	RLinf string
+}{
+	{ClassBase, "ComponentPlacement"},
+	{ClassHybrid, "HybridComponentPlacement"},
+	{ClassModelParallel, "ModelParallelComponentPlacement"},
+	{ClassModelParallelEval, "ModelParallelEvalComponentPlacement"},
+	{ClassMultiAgent, "MultiAgentModelParallelComponentPlacement"},
+	{ClassMultiAgentEval, "MultiAgentModelParallelEvalComponentPlacement"},
+}
+
+// RLinfClass is the name of the RLinf class c stands for.
+func (c PlacementClass) RLinfClass() string {
+	for _, k := range Classes {
+		if k.Class == c {
+			return k.RLinf
+		}
+	}
+	return string(c)
+}
+
+// ParseClass reads a placement class as --mode takes it: rlsolve's names
+// (hybrid, model-parallel, ...), RLinf's class names, case and separator
+// variants of them (HYBRID, model_parallel, mp), and the placement modes
+// plan prints (COLLOCATED, DISAGGREGATED and AUTO are model-parallel's).
+func ParseClass(s string) (PlacementClass, bool) {
+	norm := strings.NewReplacer("-", "", "_", "", " ", "").Replace(strings.ToLower(strings.TrimSpace(s)))
+	switch norm {
+	case "mp", "collocated", "disaggregated", "auto": // the modes plan prints for this class
+		return ClassModelParallel, true
+	case "mpeval":
+		return ClassModelParallelEval, true
+	}
+	for _, k := range Classes {
+		if norm == strings.ReplaceAll(string(k.Class), "-", "") || norm == strings.ToLower(k.RLinf) {
+			return k.Class, true
+		}
+	}
+	return "", false
 }

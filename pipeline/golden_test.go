@@ -15,7 +15,6 @@ import (
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
-	"github.com/rlsolve/rlsolve/strategies"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files under testdata/golden")
@@ -63,7 +62,7 @@ func runGolden(t *testing.T, dir, name string) {
 		t.Fatal(err)
 	}
 	sources := map[string][]byte{cfgFile: data}
-	opt := pipeline.Options{GPUsPerNode: -1, Mode: strategies.ModeDetect}
+	opt := pipeline.Options{GPUsPerNode: -1, Class: model.PlacementClass("")}
 	if invData, err := os.ReadFile(filepath.Join(dir, invFile)); err == nil {
 		inv, ds := grammar.LoadInventory(invFile, invData, grammar.DefaultLimits)
 		if inv == nil || ds.HasErrors() {

@@ -258,7 +258,7 @@ func TestLimitProcessesPerComponent(t *testing.T) {
 	for _, p := range []string{`"0:0-100"`, `"0-1:0-100"`, `"0:0-59,1:60-119"`} {
 		t.Run(p, func(t *testing.T) {
 			src := placement(1, "    actor: "+p+"\n")
-			d := refused(t, check(src, small), 1, model.CodeLimit, "processes in one component; the limit is 100")
+			d := refused(t, check(src, small), 1, model.CodeProcessLimit, "processes in one component; the limit is 100")
 			if d.Primary.Line != 4 {
 				t.Errorf("at %s, want line 4", d.Primary)
 			}
@@ -269,16 +269,15 @@ func TestLimitProcessesPerComponent(t *testing.T) {
 	}
 	// One more than the default limit.
 	o := check(placement(1, "    actor: \"0:0-1048576\"\n"), grammar.DefaultLimits)
-	refused(t, o, 1, model.CodeLimit, "1048577 processes in one component; the limit is 1048576")
+	refused(t, o, 1, model.CodeProcessLimit, "1048577 processes in one component; the limit is 1048576")
 }
 
-// The process limit is checked before anything proportional to the
-// processes is allocated, by the planner and by the solver (which leaves an
-// over-limit component to the planner's error).
+// The process limit is a rule checked before anything proportional to the
+// processes is allocated (rules.Build counts them without expanding).
 func TestLimitProcessesAllocation(t *testing.T) {
 	for _, p := range []string{"0:0-1048576", "0:0-99999999"} {
 		bounded(t, 16<<20, func() {
-			refused(t, check(placement(1, "    actor: \""+p+"\"\n"), grammar.DefaultLimits), 1, model.CodeLimit, "processes in one component")
+			refused(t, check(placement(1, "    actor: \""+p+"\"\n"), grammar.DefaultLimits), 1, model.CodeProcessLimit, "processes in one component")
 		})
 	}
 }
@@ -286,7 +285,7 @@ func TestLimitProcessesAllocation(t *testing.T) {
 // Processes over all components past the total limit.
 func TestLimitTotalProcesses(t *testing.T) {
 	src := placement(1, "    actor: \"0:0-79\"\n    rollout: \"1:0-79\"\n")
-	d := refused(t, check(src, small), 1, model.CodeLimit, "the config places more than 150 processes in all")
+	d := refused(t, check(src, small), 1, model.CodeProcessLimit, "the config places more than 150 processes in all")
 	if d.Primary.Line != 5 {
 		t.Errorf("at %s, want line 5 (the component that passes the limit)", d.Primary)
 	}
@@ -403,10 +402,7 @@ func TestLimitNonRegularFile(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	bounded(t, 64<<20, func() {
-		o := pipeline.CheckFile("/dev/zero", pipeline.Options{GPUsPerNode: 8})
+		o, _ := pipeline.Check("/dev/zero", "", pipeline.Options{GPUsPerNode: 8})
 		refused(t, o, 2, model.CodeLimit, "rlsolve reads at most")
-		if pipeline.IsSlimeFile("/dev/zero") {
-			t.Error("/dev/zero is a slime file")
-		}
 	})
 }

@@ -1,33 +1,37 @@
-// Package pipeline is rlsolve's check as a library: read a config, choose
-// the inventory, expand the placements, let the solver decide validity and
-// explain conflicts, and merge every diagnostic in file order. The CLI and
-// the whole-pipeline tests both use it.
+// Package pipeline is rlsolve's check and plan as a library: read an input
+// once, pick its front end, choose the inventory, let the solver judge the
+// rules, expand what it accepted, and order every diagnostic by position.
+// The CLI and the whole-pipeline tests both use it.
 package pipeline
 
 import (
-	"fmt"
-	"io"
-	"os"
-	"sort"
 	"time"
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
 	"github.com/rlsolve/rlsolve/solver"
 	"github.com/rlsolve/rlsolve/strategies"
 	"github.com/rlsolve/rlsolve/topology"
 )
 
-// Options select the inventory and the mode.
+// Options select the inventory and the placement class.
 type Options struct {
 	// Inventory is the --inventory file's, if any.
 	Inventory *model.Inventory
 	// GPUsPerNode is --gpus-per-node; negative when not given.
 	GPUsPerNode int
-	Mode        strategies.Mode
-	// SolverBudget bounds the solver (0: its default).
+	// Class is --mode's placement class; "" infers it from the config.
+	Class model.PlacementClass
+	// SolverBudget bounds the solver (0: its default); MaxConflicts the
+	// conflicts it explains (0: 20).
 	SolverBudget time.Duration
+	MaxConflicts int
 	Limits       grammar.Limits
+}
+
+func (o *Options) solver() solver.Options {
+	return solver.Options{Budget: o.SolverBudget, MaxConflicts: o.MaxConflicts}
 }
 
 // Outcome is everything known about one config file.
@@ -35,68 +39,24 @@ type Outcome struct {
 	File        string
 	Config      *model.Config
 	Inventory   *model.Inventory
+	Class       model.PlacementClass
 	Result      *strategies.Result
 	Solver      *solver.Result
 	Diagnostics model.Diagnostics
+	// Sources holds the inputs read (by the names spans use; the --slime
+	// string under grammar.SlimeSource), for code frames without a second
+	// read.
+	Sources map[string][]byte
 	// IOError is set when the file could not be read at all (exit 2).
 	IOError bool
-	// Budget is set when the solver ran out of time (exit 3).
-	Budget bool
+	// Budget is set when the solver ran out of time, Internal when
+	// expansion broke an invariant (exit 3 both).
+	Budget, Internal bool
 }
 
 // Failed reports whether the outcome fails a check.
 func (o *Outcome) Failed(strict bool) bool {
 	return o.Diagnostics.HasErrors() || strict && o.Diagnostics.Count(model.SeverityWarning) > 0
-}
-
-// ReadFile reads an input, turning I/O problems into diagnostics.
-func ReadFile(file string, lim grammar.Limits) ([]byte, *model.Diagnostic) {
-	if lim.MaxFileBytes == 0 {
-		lim = grammar.DefaultLimits
-	}
-	fail := func(code, format string, args ...any) ([]byte, *model.Diagnostic) {
-		return nil, &model.Diagnostic{Code: code, Severity: model.SeverityError, Summary: fmt.Sprintf(format, args...), Primary: model.Span{File: file}}
-	}
-	st, err := os.Stat(file)
-	if err == nil && st.IsDir() {
-		return fail(model.CodeFileRead, "%s is a directory, not a config file", file)
-	}
-	if err == nil && st.Mode().IsRegular() && st.Size() > int64(lim.MaxFileBytes) {
-		return fail(model.CodeLimit, "%s is %d bytes; rlsolve reads at most %d", file, st.Size(), lim.MaxFileBytes)
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		if pe, ok := err.(*os.PathError); ok {
-			err = pe.Err
-		}
-		return fail(model.CodeFileRead, "cannot read %s: %v", file, err)
-	}
-	defer f.Close()
-	// Read through the limit: a pipe or a device (/dev/zero) has no size
-	// to check first. The buffer is sized once (the file's size, else the
-	// limit), so reading never grows past what the limit allows.
-	size := lim.MaxFileBytes + 1
-	if st != nil && st.Mode().IsRegular() {
-		size = int(st.Size()) + 1
-	}
-	data := make([]byte, 0, size)
-	for len(data) <= lim.MaxFileBytes {
-		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)] // the file grew since Stat
-		}
-		n, rerr := f.Read(data[len(data):min(cap(data), lim.MaxFileBytes+1)])
-		data = data[:len(data)+n]
-		if rerr == io.EOF {
-			break
-		}
-		if rerr != nil {
-			return fail(model.CodeFileRead, "cannot read %s: %v", file, rerr)
-		}
-	}
-	if len(data) > lim.MaxFileBytes {
-		return fail(model.CodeLimit, "%s is larger than %d bytes; rlsolve reads at most %d", file, lim.MaxFileBytes, lim.MaxFileBytes)
-	}
-	return data, nil
 }
 
 // LoadInventory reads an inventory file. When it fails, the outcome says
@@ -105,7 +65,7 @@ func LoadInventory(file string, lim grammar.Limits) (*model.Inventory, *Outcome)
 	if lim.MaxFileBytes == 0 {
 		lim = grammar.DefaultLimits
 	}
-	data, d := ReadFile(file, lim)
+	data, d := grammar.ReadFile(file, lim)
 	if d != nil {
 		return nil, &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}
 	}
@@ -118,7 +78,7 @@ func LoadInventory(file string, lim grammar.Limits) (*model.Inventory, *Outcome)
 
 // CheckFile runs the whole check on one file.
 func CheckFile(file string, opt Options) *Outcome {
-	data, d := ReadFile(file, opt.Limits)
+	data, d := grammar.ReadFile(file, opt.Limits)
 	if d != nil {
 		return &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}
 	}
@@ -130,70 +90,77 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	if opt.Limits.MaxFileBytes == 0 {
 		opt.Limits = grammar.DefaultLimits
 	}
-	o := &Outcome{File: file}
+	o := &Outcome{File: file, Sources: map[string][]byte{file: data}}
 	cfg, ds := grammar.LoadConfig(file, data, opt.Limits)
 	o.Config, o.Diagnostics = cfg, ds
-	// Placement still runs after errors in some entries, so that one run
-	// reports every independent problem; it needs a usable node count.
-	if cfg == nil || cfg.NumNodes <= 0 || cfg.Broken["inventory"] && opt.Inventory == nil {
+	defer func() { o.Diagnostics.Sort() }()
+	// The rules still run after errors in some entries, so that one run
+	// reports every independent problem; they need a usable node count.
+	if cfg == nil || cfg.NumNodes <= 0 || cfg.IsBroken(model.BrokenInventory, "") && opt.Inventory == nil {
 		return o
 	}
-	inv, note := topology.Choose(topology.Choice{File: opt.Inventory, InConfig: cfg.Inventory, GPUsPerNode: opt.GPUsPerNode}, cfg.NumNodes)
-	if note != "" {
-		o.Diagnostics = append(o.Diagnostics, model.Diagnostic{Code: model.NoteAssumedInventory, Severity: model.SeverityNote,
-			Summary: note, Primary: cfg.NumNodesSpan, PrimaryLabel: "node count from here"})
-	}
-	o.Inventory = inv
-	// D13: an inventory's ranks are rlsolve's; RLinf numbers nodes its own
-	// way unless each node sets RLINF_NODE_RANK.
-	if n := cfg.NumNodes; n > 1 && len(inv.Nodes) >= n {
-		if msg := topology.RLinfOrderDiffers(inv.Nodes[:n]); msg != "" {
-			o.Diagnostics = append(o.Diagnostics, model.Diagnostic{Code: model.WarnNodeOrderRLinf, Severity: model.SeverityWarning,
-				Summary: msg, Primary: cfg.NumNodesSpan, PrimaryLabel: "these nodes",
-				Why: "RLinf sorts node IPs as strings (10.0.0.10 before 10.0.0.2) and groups them by accelerator type (D13)."})
+	inv := o.chooseInventory(cfg, opt)
+	o.Class = opt.Class
+	if o.Class == "" {
+		o.Class = model.ClassHybrid
+		if cfg.ModelParallel.Present {
+			o.Class = model.ClassModelParallel
 		}
 	}
-	o.Result = strategies.PlanConfig(cfg, inv, strategies.Options{Mode: opt.Mode, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})
-	// Tensor-parallel groups without NVLink, where the inventory knows it.
-	o.Result.Diagnostics = append(o.Result.Diagnostics, strategies.NVLinkWarnings(cfg, o.Result)...)
-	// Validity is the solver's verdict; its conflicts come as minimal sets
-	// of located facts and replace the planner's first-found errors.
-	mp := opt.Mode == strategies.ModeModelParallel || opt.Mode == strategies.ModeDetect && cfg.ModelParallel.Present
-	solved, err := solver.Check(cfg, inv, solver.Options{ModelParallel: mp, Budget: opt.SolverBudget, MaxProcesses: opt.Limits.MaxProcesses})
-	o.Solver = solved
-	o.settle(o.Result.Diagnostics, solved, err, cfg.ComponentsSpan, "raise --solver-budget, or check a smaller part of the config")
+	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})
+	o.Diagnostics = append(o.Diagnostics, rules.ConfigWarnings(cfg, inv)...)
+	if !o.judge(set, opt, cfg.ComponentsSpan) {
+		return o
+	}
+	res, err := strategies.Expand(cfg, inv, strategies.Options{Class: o.Class})
+	if err != nil {
+		o.internal(err, cfg.ComponentsSpan)
+		return o
+	}
+	o.Result = res
+	o.Diagnostics = append(o.Diagnostics, rules.PlanWarnings(cfg, res.Plan, res.Cluster.Cluster)...)
 	return o
 }
 
-// settle merges the direct checks' diagnostics with the solver's verdict
-// (the solver's explanations replace the direct errors of the same rules),
-// records a solver that ran out of time, and orders everything by position.
-func (o *Outcome) settle(direct model.Diagnostics, solved *solver.Result, err error, at model.Span, help string) {
-	if err != nil {
-		o.Diagnostics = append(o.Diagnostics, model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,
-			Summary: fmt.Sprintf("the solver stopped: %v", err), Primary: at,
-			Help: []model.Fix{{Message: help}}})
-		o.Budget = true
+// chooseInventory picks the inventory (topology.Choose), with a note when it
+// is assumed and the D13 warning where RLinf would number the nodes
+// differently.
+func (o *Outcome) chooseInventory(cfg *model.Config, opt Options) *model.Inventory {
+	inv, note := topology.Choose(topology.Choice{File: opt.Inventory, InConfig: cfg.Inventory, GPUsPerNode: opt.GPUsPerNode}, cfg.NumNodes)
+	if note != "" {
+		o.Diagnostics.Notef(model.NoteAssumedInventory, cfg.NumNodesSpan, "node count from here", "%s", note)
 	}
-	var solvedDiags model.Diagnostics
-	if solved != nil {
-		solvedDiags = solved.Diagnostics
+	o.Inventory = inv
+	if n := cfg.NumNodes; n > 1 && len(inv.Nodes) >= n {
+		if d := topology.RLinfOrderWarning(inv.Nodes[:n], cfg.NumNodesSpan); d != nil {
+			o.Diagnostics = append(o.Diagnostics, *d)
+		}
 	}
-	o.Diagnostics = solver.Reconcile(append(o.Diagnostics, direct...), solvedDiags)
-	SortByPosition(o.Diagnostics)
+	return inv
 }
 
-// SortByPosition orders diagnostics as they appear in the files, so that
-// problems found by different stages read top to bottom.
-func SortByPosition(ds model.Diagnostics) {
-	sort.SliceStable(ds, func(i, j int) bool {
-		a, b := ds[i].Primary, ds[j].Primary
-		if a.File != b.File {
-			return a.File < b.File
+// judge lets the solver decide the rule set; it reports whether the input
+// is valid (no error from any stage).
+func (o *Outcome) judge(set *rules.Set, opt Options, at model.Span) bool {
+	solved, err := solver.Check(set, opt.solver())
+	o.Solver = solved
+	if solved != nil {
+		o.Diagnostics = append(o.Diagnostics, solved.Diagnostics...)
+		if shown, all := solved.Stats.Conflicts, solved.Stats.Violated; err == nil && all > shown {
+			o.Diagnostics.Notef(model.NoteConflictsCut, at, "", "%d of %d conflicts shown; --max-conflicts N shows more", shown, all)
 		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
+	}
+	if err != nil {
+		o.Diagnostics.Errorf(model.CodeSolverBudget, at, "", "the solver stopped: %v", err).Help =
+			[]model.Fix{{Message: "raise --solver-budget, or check a smaller part of the input"}}
+		o.Budget = true
+	}
+	return !o.Diagnostics.HasErrors()
+}
+
+// internal records an expansion that broke an invariant the rules promise.
+func (o *Outcome) internal(err error, at model.Span) {
+	o.Diagnostics.Errorf(model.CodeInternal, at, "", "internal error: %v", err).Why =
+		"The solver accepted this input, but expanding it failed: a rule is missing from rlsolve. Please report it with this input."
+	o.Internal = true
 }

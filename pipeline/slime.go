@@ -2,11 +2,10 @@ package pipeline
 
 import (
 	"fmt"
-	"os"
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
-	"github.com/rlsolve/rlsolve/solver"
+	"github.com/rlsolve/rlsolve/rules"
 	"github.com/rlsolve/rlsolve/strategies"
 	"github.com/rlsolve/rlsolve/topology"
 )
@@ -19,46 +18,38 @@ type SlimeOutcome struct {
 	Slime    *model.SlimeConfig
 	Topology *model.SlimeTopology
 	Plan     *strategies.SlimeResult
-	// Sources holds the --slime string under grammar.SlimeSource, so that
-	// diagnostics can show it in code frames.
-	Sources map[string][]byte
-}
-
-// IsSlimeFile reports whether file is a YAML file with a top-level `slime:`
-// key (and no `cluster:`), which check and plan read as a slime layout.
-func IsSlimeFile(file string) bool {
-	if file == "" {
-		return false
-	}
-	st, err := os.Stat(file)
-	// Only a regular file can be looked at twice: peeking into a pipe would
-	// consume what the real read needs.
-	if err != nil || !st.Mode().IsRegular() || st.Size() > int64(grammar.DefaultLimits.MaxFileBytes) {
-		return false
-	}
-	data, err := os.ReadFile(file)
-	return err == nil && grammar.IsSlimeDoc(data)
 }
 
 // CheckSlime runs the whole check on a slime layout: the --slime flags,
 // a YAML file (its `slime:` keys and `inventory:`), or both, the flags
 // winning. file may be "" when flags are given.
 func CheckSlime(flags, file string, opt Options) *SlimeOutcome {
+	if file == "" {
+		return CheckSlimeBytes(flags, "", nil, opt)
+	}
+	data, d := grammar.ReadFile(file, opt.Limits)
+	if d != nil {
+		return &SlimeOutcome{Outcome: &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}}
+	}
+	return CheckSlimeBytes(flags, file, data, opt)
+}
+
+// CheckSlimeBytes is CheckSlime on a file's bytes already read (file ""
+// when only flags are given).
+func CheckSlimeBytes(flags, file string, data []byte, opt Options) *SlimeOutcome {
 	if opt.Limits.MaxFileBytes == 0 {
 		opt.Limits = grammar.DefaultLimits
 	}
 	lim := opt.Limits
-	so := &SlimeOutcome{Outcome: &Outcome{File: file}, Sources: map[string][]byte{}}
+	so := &SlimeOutcome{Outcome: &Outcome{File: file, Sources: map[string][]byte{}}}
 	if file == "" {
 		so.File = grammar.SlimeSource
+	} else {
+		so.Sources[file] = data
 	}
+	defer func() { so.Diagnostics.Sort() }()
 	var cfg *model.SlimeConfig
 	if file != "" {
-		data, d := ReadFile(file, lim)
-		if d != nil {
-			so.Diagnostics, so.IOError = model.Diagnostics{*d}, true
-			return so
-		}
 		c, ds := grammar.LoadSlime(file, data, lim, flags == "")
 		so.Diagnostics = append(so.Diagnostics, ds...)
 		cfg = c
@@ -81,7 +72,6 @@ func CheckSlime(flags, file string, opt Options) *SlimeOutcome {
 	}
 	so.Slime = cfg
 	if so.Diagnostics.HasErrors() {
-		SortByPosition(so.Diagnostics)
 		return so
 	}
 	inv, note := slimeInventory(cfg, opt)
@@ -92,13 +82,11 @@ func CheckSlime(flags, file string, opt Options) *SlimeOutcome {
 	so.Inventory = inv
 	so.Topology = model.NewSlimeTopology(inv.Nodes, StableOrder(inv.Nodes))
 	so.Topology.Span = inv.Span
-	so.Plan = strategies.PlanSlime(cfg, so.Topology, strategies.SlimeOptions{MaxBundles: lim.MaxTotalProcesses})
-	solved, err := solver.CheckSlime(cfg, so.Topology, solver.Options{Budget: opt.SolverBudget})
-	so.Solver = solved
-	so.settle(so.Plan.Diagnostics, solved, err, cfg.Span, "raise --solver-budget")
-	if so.Diagnostics.HasErrors() {
-		so.Plan.Plan = nil
+	if !so.judge(rules.Slime(cfg, so.Topology, lim.MaxTotalProcesses), opt, cfg.Span) {
+		return so
 	}
+	so.Plan = strategies.PlanSlime(cfg, so.Topology)
+	so.Diagnostics = append(so.Diagnostics, rules.SlimeWarnings(cfg, so.Topology, so.Plan.Layout)...)
 	return so
 }
 
@@ -154,12 +142,22 @@ func StableOrder(nodes []model.Node) []int {
 	return out
 }
 
-// AnySlimeFile reports whether one of files is a slime YAML file.
-func AnySlimeFile(files []string) bool {
-	for _, f := range files {
-		if IsSlimeFile(f) {
-			return true
-		}
+// Check runs the whole check on one input, read once: a slime layout when
+// slimeFlags are given or the file has a top-level `slime:` key (file may
+// then be ""), else an RLinf config. The slime outcome is nil for an RLinf
+// config; for a slime layout its Outcome is the one returned.
+func Check(file, slimeFlags string, opt Options) (*Outcome, *SlimeOutcome) {
+	if file == "" {
+		so := CheckSlimeBytes(slimeFlags, "", nil, opt)
+		return so.Outcome, so
 	}
-	return false
+	data, d := grammar.ReadFile(file, opt.Limits)
+	if d != nil {
+		return &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}, nil
+	}
+	if slimeFlags != "" || grammar.IsSlimeDoc(data) {
+		so := CheckSlimeBytes(slimeFlags, file, data, opt)
+		return so.Outcome, so
+	}
+	return CheckBytes(file, data, opt), nil
 }

@@ -11,7 +11,6 @@ import (
 
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
-	"github.com/rlsolve/rlsolve/strategies"
 	"github.com/rlsolve/rlsolve/suggest"
 )
 
@@ -177,11 +176,11 @@ func judgeAutoplace(c autoplaceCase) string {
 
 // checkClean runs the real check on a suggestion's config.
 func checkClean(cfg []byte, cl *suggest.Cluster, task string) string {
-	mode := strategies.ModeModelParallel
+	mode := model.ClassModelParallel
 	if task == suggest.TaskEmbodied {
-		mode = strategies.ModeHybrid
+		mode = model.ClassHybrid
 	}
-	o := pipeline.CheckBytes("suggestion.yaml", cfg, pipeline.Options{Inventory: cl.Inventory, GPUsPerNode: -1, Mode: mode})
+	o := pipeline.CheckBytes("suggestion.yaml", cfg, pipeline.Options{Inventory: cl.Inventory, GPUsPerNode: -1, Class: mode})
 	for _, d := range o.Diagnostics {
 		if d.Severity >= model.SeverityWarning {
 			return d.Code + " " + d.Summary

@@ -5,8 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/rlsolve/rlsolve/grammar"
-	"github.com/rlsolve/rlsolve/strategies"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/topology"
 )
 
@@ -32,14 +31,11 @@ func planBig(b *testing.B, nodes int, withEnv bool) {
 	b.ReportAllocs()
 	workers := 0
 	for b.Loop() {
-		cfg, ds := grammar.LoadConfig("bench.yaml", data, grammar.DefaultLimits)
-		if ds.HasErrors() {
-			b.Fatal(ds[0].Summary)
+		o := pipeline.CheckBytes("bench.yaml", data, pipeline.Options{Inventory: inv, GPUsPerNode: -1})
+		if o.Diagnostics.HasErrors() || o.Result == nil {
+			b.Fatal(o.Diagnostics[0].Summary)
 		}
-		res := strategies.PlanConfig(cfg, inv, strategies.Options{})
-		if res.Plan == nil {
-			b.Fatal(res.Diagnostics[0].Summary)
-		}
+		res := o.Result
 		workers = 0
 		for i := range res.Plan.Components {
 			cp := &res.Plan.Components[i]
@@ -54,7 +50,8 @@ func planBig(b *testing.B, nodes int, withEnv bool) {
 	b.ReportMetric(float64(workers), "workers")
 }
 
-// BenchmarkPlan1024 checks and expands the whole layout (no environments).
+// BenchmarkPlan1024 checks (the solver judges the rules) and expands the
+// whole layout (no environments).
 func BenchmarkPlan1024(b *testing.B) { planBig(b, 1024, false) }
 
 // BenchmarkPlanEnv1024 also computes every worker's environment.
@@ -63,14 +60,11 @@ func BenchmarkPlanEnv1024(b *testing.B) { planBig(b, 1024, true) }
 // TestBigConfigPlans keeps the benchmark input honest: it must be valid and
 // give the documented worker counts.
 func TestBigConfigPlans(t *testing.T) {
-	cfg, ds := grammar.LoadConfig("bench.yaml", bigConfig(1024), grammar.DefaultLimits)
-	if ds.HasErrors() {
-		t.Fatal(ds[0].Summary)
+	o := pipeline.CheckBytes("bench.yaml", bigConfig(1024), pipeline.Options{Inventory: topology.Uniform(1024, 8, "bench"), GPUsPerNode: -1})
+	if o.Diagnostics.HasErrors() || o.Result == nil {
+		t.Fatal(o.Diagnostics[0].Summary)
 	}
-	res := strategies.PlanConfig(cfg, topology.Uniform(1024, 8, "bench"), strategies.Options{})
-	if res.Plan == nil {
-		t.Fatal(res.Diagnostics[0].Summary)
-	}
+	res := o.Result
 	want := map[string]int{"actor": 4096, "rollout": 2048, "inference": 1024, "reward": 4096, "env": 2048, "agent": 10000}
 	for name, n := range want {
 		if cp := res.Plan.Component(name); cp == nil || len(cp.Placements) != n {

@@ -216,15 +216,15 @@ func runComponentCase(c *placementCase, inv *model.Inventory, exp map[string]any
 		}
 	}
 	doc, _ := json.Marshal(conf)
-	mode := strategies.ModeBase
+	mode := model.ClassBase
 	switch c.ComponentPlacement.Class {
 	case "HybridComponentPlacement":
-		mode = strategies.ModeHybrid
+		mode = model.ClassHybrid
 	case "ModelParallelComponentPlacement":
-		mode = strategies.ModeModelParallel
+		mode = model.ClassModelParallel
 	}
 	// The verdict is rlsolve check's: the planner and the solver together.
-	o := pipeline.CheckBytes(c.Name+".json", doc, pipeline.Options{Inventory: inv, GPUsPerNode: -1, Mode: mode})
+	o := pipeline.CheckBytes(c.Name+".json", doc, pipeline.Options{Inventory: inv, GPUsPerNode: -1, Class: mode})
 	ds, res := o.Diagnostics, o.Result
 	comps, _ := exp["components"].(map[string]any)
 	for _, v := range comps {
@@ -328,10 +328,14 @@ func runConfigCase(c *configCase) string {
 	}
 	var exp map[string]any
 	_ = json.Unmarshal(raw, &exp)
-	cfg, ds, err := loadCluster(c.Name+".json", c.Cluster)
+	doc, err := json.Marshal(map[string]any{"cluster": c.Cluster})
 	if err != nil {
 		return err.Error()
 	}
+	// The whole check, as `rlsolve check` runs it: the grammar and the rules
+	// on the cluster section (duplicate labels, env_configs, robots).
+	o := pipeline.CheckBytes(c.Name+".json", doc, pipeline.Options{GPUsPerNode: 8})
+	cfg, ds := o.Config, o.Diagnostics
 	rejected := cfg == nil || ds.HasErrors()
 	_, wantErr := exp["error"]
 	switch {

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/rlsolve/rlsolve/grammar"
-	"github.com/rlsolve/rlsolve/strategies"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/topology"
 )
 
@@ -25,13 +25,17 @@ func FuzzCheck(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		lim := grammar.DefaultLimits
 		lim.MaxClusterNodes = 64
+		lim.MaxProcesses, lim.MaxTotalProcesses = 4096, 8192
 		cfg, _ := grammar.LoadConfig("fuzz.yaml", data, lim)
 		if cfg == nil || cfg.NumNodes <= 0 {
 			return
 		}
-		res := strategies.PlanConfig(cfg, topology.Uniform(cfg.NumNodes, 4, "fuzz"), strategies.Options{MaxProcesses: 4096, MaxTotalProcesses: 8192})
-		if res.Plan != nil {
-			if res.Diagnostics.HasErrors() {
+		o := pipeline.CheckBytes("fuzz.yaml", data, pipeline.Options{Inventory: topology.Uniform(cfg.NumNodes, 4, "fuzz"), GPUsPerNode: -1, Limits: lim})
+		if o.Internal {
+			t.Fatalf("the solver accepted what expansion refuses: %v", o.Diagnostics)
+		}
+		if res := o.Result; res != nil {
+			if o.Diagnostics.HasErrors() {
 				t.Fatal("a plan came back with errors")
 			}
 			for i := range res.Plan.Components {

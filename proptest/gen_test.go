@@ -8,7 +8,6 @@ import (
 	"github.com/leanovate/gopter"
 	"github.com/leanovate/gopter/gen"
 	"github.com/rlsolve/rlsolve/model"
-	"github.com/rlsolve/rlsolve/strategies"
 )
 
 // Generators of random configs. A case is a ptSpec: a plain structure of
@@ -184,7 +183,7 @@ func ptGenAny() gopter.Gen {
 type ptCase struct {
 	YAML string
 	Inv  *model.Inventory
-	Mode strategies.Mode
+	Mode model.PlacementClass
 }
 
 // ptGroupInfo is what rendering knows about a group, to size placements.
@@ -337,9 +336,9 @@ func ptRender(s ptSpec) ptCase {
 			fmt.Fprintf(&b, "    %q: {node_group: %q, placement: %q}\n", name, ng, placement)
 		}
 	}
-	mode := strategies.ModeHybrid
+	mode := model.ClassHybrid
 	if s.MP {
-		mode = strategies.ModeModelParallel
+		mode = model.ClassModelParallel
 		ptRenderMPKeys(&b, s.M, mpSizes)
 	}
 	return ptCase{YAML: b.String(), Inv: inv, Mode: mode}

@@ -15,6 +15,7 @@ import (
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/rules"
 	"github.com/rlsolve/rlsolve/solver"
 	"github.com/rlsolve/rlsolve/strategies"
 )
@@ -51,47 +52,50 @@ func ptErrors(ds model.Diagnostics) string {
 	return strings.Join(out, "\n  ")
 }
 
-// TestPropPlannerSolverAgree: the planner alone and the solver alone (each
-// with the grammar's errors) agree on whether a config is valid.
-func TestPropPlannerSolverAgree(t *testing.T) {
+// configOnly are the rules about the config that expansion cannot see: a
+// config they reject still expands (RLinf, too, fails on them only when it
+// reads the config or starts the cluster, not in its strategies).
+var configOnly = []string{model.CodeDuplicateLabel, model.CodeEnvNodeDuplicated, model.CodeEnvVarDuplicated,
+	model.CodeHardwareConflict, model.CodeMPMissing, model.CodeMPNotContiguous, model.CodeMPMode, model.CodeMPCollocatedExtra,
+	model.CodeMPTPDivisible, model.CodeMPTPTooLarge, model.CodeMPRecompute, model.CodeMPAutoOrder, model.CodeMPSizes,
+	model.CodeResourceOrder, model.CodeDuplicateResource, model.CodeProcessOrder, model.CodeDuplicateProcess,
+	model.CodeMixedTypedUntyped, model.CodeGroupsOverlap, model.CodeInventoryNodes}
+
+// TestPropExpandExactlyWhenAccepted: the solver is the only judge. For
+// random configs, expansion (which judges nothing) succeeds whenever the
+// solver accepts, and fails whenever the solver rejects for a reason
+// expansion can see (configOnly lists those it cannot); valid plans obey
+// every rule (TestPropValidPlansObeyRules).
+func TestPropExpandExactlyWhenAccepted(t *testing.T) {
 	st := &ptStats{codes: map[string]int{}}
 	props := gopter.NewProperties(propParams(t))
-	props.Property("planner and solver agree on validity", prop.ForAll(func(s ptSpec) string {
+	props.Property("expansion succeeds exactly when the solver accepts", prop.ForAll(func(s ptSpec) string {
 		c := ptRender(s)
 		st.cases++
 		cfg, gds := grammar.LoadConfig("gen.yaml", []byte(c.YAML), grammar.DefaultLimits)
-		if cfg == nil || cfg.NumNodes <= 0 {
+		if cfg == nil || cfg.NumNodes <= 0 || gds.HasErrors() {
 			st.grammarErr++
-			return "" // both stop at the grammar
+			return ""
 		}
-		gErr := gds.HasErrors()
-		if gErr {
-			st.grammarErr++
-		}
-		plan := strategies.PlanConfig(cfg, c.Inv, strategies.Options{Mode: c.Mode})
-		res, err := solver.Check(cfg, c.Inv, solver.Options{ModelParallel: c.Mode == strategies.ModeModelParallel})
+		res, err := solver.Check(rules.Build(cfg, c.Inv, rules.Options{Class: c.Mode}), solver.Options{NoFixes: true})
 		if err != nil {
 			return fmt.Sprintf("solver error %v on\n%s", err, c.YAML)
 		}
-		planValid := !gErr && !plan.Diagnostics.HasErrors()
-		solverValid := !gErr && !res.Diagnostics.HasErrors()
+		_, xerr := strategies.Expand(cfg, c.Inv, strategies.Options{Class: c.Mode})
+		accepted := !res.Diagnostics.HasErrors()
 		for _, d := range res.Diagnostics {
 			st.codes[d.Code]++
 		}
-		if !gErr {
-			if planValid {
-				st.valid++
-			} else {
-				st.invalid++
-			}
+		if accepted {
+			st.valid++
+		} else {
+			st.invalid++
 		}
-		if planValid != solverValid {
-			if bug := ptKnownBug(cfg, c, plan.Diagnostics, res.Diagnostics); bug != "" {
-				st.knownBugs++
-				return ""
-			}
-			return fmt.Sprintf("planner valid=%v, solver valid=%v (mode %s)\nplanner errors:\n  %s\nsolver errors:\n  %s\nconfig:\n%s",
-				planValid, solverValid, c.Mode, ptErrors(plan.Diagnostics), ptErrors(res.Diagnostics), c.YAML)
+		switch {
+		case accepted && xerr != nil:
+			return fmt.Sprintf("the solver accepts, expansion fails: %v (class %s)\nconfig:\n%s", xerr, c.Mode, c.YAML)
+		case !accepted && xerr == nil && !ptOnlyConfigRules(res.Diagnostics):
+			return fmt.Sprintf("the solver rejects, expansion succeeds (class %s)\nsolver errors:\n  %s\nconfig:\n%s", c.Mode, ptErrors(res.Diagnostics), c.YAML)
 		}
 		return ""
 	}, ptGenAny()))
@@ -99,37 +103,15 @@ func TestPropPlannerSolverAgree(t *testing.T) {
 	t.Log(st)
 }
 
-// ptKnownBug names the known bug (see the skipped Test*Bug* tests) behind a
-// disagreement, or "" when it is a new one.
-func ptKnownBug(cfg *model.Config, c ptCase, planner, solved model.Diagnostics) string {
-	gpus := 0
-	for _, n := range c.Inv.Nodes[:min(cfg.NumNodes, len(c.Inv.Nodes))] {
-		gpus += n.AccelCount
-	}
-	onlyCodes := func(ds model.Diagnostics, codes ...string) bool {
-		any := false
-		for _, d := range ds {
-			if d.Severity == model.SeverityError {
-				if !slices.Contains(codes, d.Code) {
-					return false
-				}
-				any = true
-			}
+// ptOnlyConfigRules reports whether some error is of a rule expansion cannot
+// see.
+func ptOnlyConfigRules(ds model.Diagnostics) bool {
+	for _, d := range ds {
+		if d.Severity == model.SeverityError && slices.Contains(configOnly, d.Code) {
+			return true
 		}
-		return any
 	}
-	mp := c.Mode == strategies.ModeModelParallel
-	auto := mp && cfg.ModelParallel.AutoScheduler.Value
-	switch {
-	case solved.HasErrors():
-	case mp && gpus == 0 && onlyCodes(planner, model.CodeNeedsHardware):
-		return "TestBugSolverMPWithoutGPUs"
-	case auto && onlyCodes(planner, model.CodeMPTPTooLarge):
-		return "TestBugSolverAutoTPTooLarge"
-	case auto && onlyCodes(planner, model.CodePackedDivisible):
-		return "TestBugSolverAutoRolloutNotDivisible"
-	}
-	return ""
+	return false
 }
 
 // TestPropValidPlansObeyRules: when the pipeline says a config is valid,
@@ -139,7 +121,7 @@ func TestPropValidPlansObeyRules(t *testing.T) {
 	props := gopter.NewProperties(propParams(t))
 	props.Property("valid plans obey the rules", prop.ForAll(func(s ptSpec) string {
 		c := ptRender(s)
-		o := pipeline.CheckBytes("gen.yaml", []byte(c.YAML), pipeline.Options{Inventory: c.Inv, GPUsPerNode: -1, Mode: c.Mode})
+		o := pipeline.CheckBytes("gen.yaml", []byte(c.YAML), pipeline.Options{Inventory: c.Inv, GPUsPerNode: -1, Class: c.Mode})
 		if o.Diagnostics.HasErrors() {
 			return ""
 		}
@@ -347,7 +329,7 @@ func TestPropIndependentConflicts(t *testing.T) {
 			return "no config from\n" + y
 		}
 		inv := &model.Inventory{Source: "proptest", Nodes: []model.Node{{Rank: 0, AccelCount: 4}, {Rank: 1, AccelCount: 4}}}
-		res, err := solver.Check(cfg, inv, solver.Options{})
+		res, err := solver.Check(rules.Build(cfg, inv, rules.Options{Class: model.ClassHybrid}), solver.Options{})
 		if err != nil {
 			return err.Error()
 		}
@@ -363,7 +345,7 @@ func TestPropIndependentConflicts(t *testing.T) {
 				return fmt.Sprintf("injected %s not reported (%v):\n  %s\nconfig:\n%s", code, codes, ptErrors(res.Diagnostics), y)
 			}
 		}
-		o := pipeline.CheckBytes("ind.yaml", []byte(y), pipeline.Options{Inventory: inv, GPUsPerNode: -1, Mode: strategies.ModeHybrid})
+		o := pipeline.CheckBytes("ind.yaml", []byte(y), pipeline.Options{Inventory: inv, GPUsPerNode: -1, Class: model.ClassHybrid})
 		for _, code := range codes {
 			n := 0
 			for _, d := range o.Diagnostics {
@@ -394,7 +376,7 @@ func TestPropGeneratorMix(t *testing.T) {
 				t.Fatal("generator gave no value")
 			}
 			c := ptRender(v.(ptSpec))
-			o := pipeline.CheckBytes("gen.yaml", []byte(c.YAML), pipeline.Options{Inventory: c.Inv, GPUsPerNode: -1, Mode: c.Mode})
+			o := pipeline.CheckBytes("gen.yaml", []byte(c.YAML), pipeline.Options{Inventory: c.Inv, GPUsPerNode: -1, Class: c.Mode})
 			if !o.Diagnostics.HasErrors() {
 				valid++
 			}
@@ -406,50 +388,38 @@ func TestPropGeneratorMix(t *testing.T) {
 	}
 }
 
-// ptBugCase runs the planner and the solver on a config and fails t when
-// they disagree on its validity.
-func ptBugCase(t *testing.T, yaml string, gpus []int, mode strategies.Mode) {
-	t.Helper()
-	inv := &model.Inventory{Source: "bug"}
-	for i, g := range gpus {
-		inv.Nodes = append(inv.Nodes, model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: g})
+// TestSolverRegressions are configs the property tests once found the
+// solver accepting although RLinf refuses them; each must stay an error.
+func TestSolverRegressions(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml, code string
+		gpus             []int
+	}{
+		// Model-parallel placement packs components onto GPUs: a cluster
+		// without any is refused (RLinf's Packed needs hardware).
+		{"MP without GPUs", "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: \"0\"\n    rollout: \"0\"\n    reward: \"0\"\n",
+			model.CodeNeedsHardware, []int{0}},
+		// In AUTO mode the TP sanity check (semantics §5.2 step 5) still applies.
+		{"AUTO TP too large", "cluster:\n  num_nodes: 1\n  auto_scheduler: true\n  component_placement:\n    actor: \"0\"\n    rollout: \"1\"\n    reward: \"1\"\n" +
+			"rollout:\n  tensor_parallel_size: 2\n", model.CodeMPTPTooLarge, []int{2}},
+		// AUTO places rollout with Packed(nhpp = len // dp): 5 GPUs at TP 2
+		// give dp 2 and nhpp 2, which Packed refuses (5 % 2 != 0).
+		{"AUTO rollout not divisible", "cluster:\n  num_nodes: 1\n  auto_scheduler: true\n  component_placement:\n    actor: \"0\"\n    rollout: \"1-5\"\n    reward: \"1\"\n" +
+			"rollout:\n  tensor_parallel_size: 2\n", model.CodePackedDivisible, []int{6}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			inv := &model.Inventory{Source: "regression"}
+			for i, g := range tc.gpus {
+				inv.Nodes = append(inv.Nodes, model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: g})
+			}
+			o := pipeline.CheckBytes("bug.yaml", []byte(tc.yaml), pipeline.Options{Inventory: inv, GPUsPerNode: -1, Class: model.ClassModelParallel})
+			found := false
+			for _, d := range o.Diagnostics {
+				found = found || d.Code == tc.code && d.Severity == model.SeverityError
+			}
+			if !found {
+				t.Errorf("want %s, got:\n  %s", tc.code, ptErrors(o.Diagnostics))
+			}
+		})
 	}
-	cfg, gds := grammar.LoadConfig("bug.yaml", []byte(yaml), grammar.DefaultLimits)
-	if cfg == nil || gds.HasErrors() {
-		t.Fatalf("grammar: %s", ptErrors(gds))
-	}
-	plan := strategies.PlanConfig(cfg, inv, strategies.Options{Mode: mode})
-	res, err := solver.Check(cfg, inv, solver.Options{ModelParallel: mode == strategies.ModeModelParallel})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if plan.Diagnostics.HasErrors() != res.Diagnostics.HasErrors() {
-		t.Errorf("planner errors:\n  %s\nsolver errors:\n  %s", ptErrors(plan.Diagnostics), ptErrors(res.Diagnostics))
-	}
-}
-
-// TestBugSolverMPWithoutGPUs: model-parallel placement re-places actor,
-// rollout and reward with Packed over the `cluster` group; on a cluster
-// without GPUs RLinf (and the planner, RLS-E0407) refuse it, while the
-// solver, which checks the entries on the untyped `cluster` group (nodes),
-// finds nothing.
-func TestBugSolverMPWithoutGPUs(t *testing.T) {
-	ptBugCase(t, "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: \"0\"\n    rollout: \"0\"\n    reward: \"0\"\n",
-		[]int{0}, strategies.ModeModelParallel)
-}
-
-// TestBugSolverAutoTPTooLarge: in AUTO mode the TP sanity check (semantics
-// §5.2 step 5) still applies; the solver's AUTO branch skips it.
-func TestBugSolverAutoTPTooLarge(t *testing.T) {
-	ptBugCase(t, "cluster:\n  num_nodes: 1\n  auto_scheduler: true\n  component_placement:\n    actor: \"0\"\n    rollout: \"1\"\n    reward: \"1\"\n"+
-		"rollout:\n  tensor_parallel_size: 2\n", []int{2}, strategies.ModeModelParallel)
-}
-
-// TestBugSolverAutoRolloutNotDivisible: AUTO places rollout with
-// Packed(nhpp = len(rollout) // dp); 5 GPUs at TP 2 give dp 2 and nhpp 2,
-// and Packed's constructor refuses 5 % 2 != 0 (RLS-E0410). The solver's
-// AUTO branch checks only node spans.
-func TestBugSolverAutoRolloutNotDivisible(t *testing.T) {
-	ptBugCase(t, "cluster:\n  num_nodes: 1\n  auto_scheduler: true\n  component_placement:\n    actor: \"0\"\n    rollout: \"1-5\"\n    reward: \"1\"\n"+
-		"rollout:\n  tensor_parallel_size: 2\n", []int{6}, strategies.ModeModelParallel)
 }

@@ -175,9 +175,9 @@ func TestEscaping(t *testing.T) {
 	inv := &model.Inventory{Nodes: []model.Node{{Rank: 0, Hostname: `<h&"x'>`, AccelCount: 2, AccelModel: "</svg>"}}}
 	cfg := &model.Config{NumNodes: 1, Components: []model.ComponentEntry{{Names: []string{"<script>alert(1)</script>"},
 		Segments: []model.Segment{{ResStart: 0, ResEnd: 1}}}}}
-	r := strategies.PlanConfig(cfg, inv, strategies.Options{Mode: strategies.ModeHybrid})
-	if r.Plan == nil {
-		t.Fatalf("no plan: %v", r.Diagnostics)
+	r, err := strategies.Expand(cfg, inv, strategies.Options{Class: model.ClassHybrid})
+	if err != nil {
+		t.Fatal(err)
 	}
 	for _, f := range []func(*bytes.Buffer) error{
 		func(b *bytes.Buffer) error { return render.SVG(b, r, render.Options{Title: "a<b>"}) },
@@ -204,9 +204,9 @@ func TestManyComponents(t *testing.T) {
 		cfg.Components = append(cfg.Components, model.ComponentEntry{Names: []string{"c" + strconv.Itoa(i)},
 			Segments: []model.Segment{{ResStart: 0, ResEnd: 0}}})
 	}
-	r := strategies.PlanConfig(cfg, inv, strategies.Options{Mode: strategies.ModeHybrid})
-	if r.Plan == nil {
-		t.Fatalf("no plan: %v", r.Diagnostics)
+	r, err := strategies.Expand(cfg, inv, strategies.Options{Class: model.ClassHybrid})
+	if err != nil {
+		t.Fatal(err)
 	}
 	var b bytes.Buffer
 	if err := render.SVG(&b, r, render.Options{}); err != nil {

@@ -1,192 +1,162 @@
+// Package solver is rlsolve's engine: it compiles the rule instances of
+// rules/ over one selector per configuration fact into SAT (gini), judges
+// an input and explains every conflict as a minimal set of located facts,
+// with the fixes that re-solving confirms.
 package solver
 
 import (
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
 )
 
 // Options bound the solver.
 type Options struct {
-	// ModelParallel applies ModelParallel placement's rules.
-	ModelParallel bool
 	// MaxConflicts bounds how many independent conflicts are reported (20).
 	MaxConflicts int
 	// Budget bounds the solver's time (10 s); past it, Check returns ErrBudget.
 	Budget time.Duration
-	// NoFixes skips proposing fixes (fix verification re-solves the config).
+	// NoFixes skips proposing fixes (fix verification re-solves the input).
 	NoFixes bool
-	// MaxProcesses bounds one component's processes (1<<20): past it the
-	// solver leaves the component to the planner's limit error.
-	MaxProcesses int
+}
+
+func (o *Options) defaults() {
+	if o.MaxConflicts == 0 {
+		o.MaxConflicts = 20
+	}
+	if o.Budget == 0 {
+		o.Budget = 10 * time.Second
+	}
 }
 
 // Stats describe one solve, for benchmarks and --verbose output.
 type Stats struct {
-	Facts, Rules, Evaluations, Conflicts, LargestSet int
-	Elapsed                                          time.Duration
+	Facts, Rules, Evaluations, Clauses, Conflicts, LargestSet int
+	// Violated is how many rule instances the input violates: the number
+	// of conflicts there are, of which at most MaxConflicts are explained.
+	Violated int
+	Elapsed  time.Duration
 }
 
-// Result is the verdict: no error diagnostic means the config is valid.
+// Result is the verdict: no error diagnostic means the input is valid.
 type Result struct {
 	Diagnostics model.Diagnostics
 	Stats       Stats
 }
 
-type session struct {
-	cfg  *model.Config
-	inv  *model.Inventory
-	fs   *facts
-	p    *problem
-	view *model.Cluster
-	// bases[e][s] is the worker index of part s's first process.
-	bases    map[int][]int
-	maxProcs int
-	// found is how many conflicts the config has (for judging fixes).
-	found int
-}
-
-// Check compiles cfg on inv into SAT and reports every conflict (up to
-// MaxConflicts), each as a minimal set of located facts.
-func Check(cfg *model.Config, inv *model.Inventory, opt Options) (*Result, error) {
-	if opt.MaxConflicts == 0 {
-		opt.MaxConflicts = 20
-	}
-	if opt.Budget == 0 {
-		opt.Budget = 10 * time.Second
-	}
-	if opt.MaxProcesses == 0 {
-		opt.MaxProcesses = 1 << 20
-	}
+// Check judges the rule set: every conflict (up to MaxConflicts) as a
+// minimal set of located facts.
+func Check(set *rules.Set, opt Options) (*Result, error) {
+	opt.defaults()
 	start := time.Now()
 	deadline := start.Add(opt.Budget)
-	if cfg.NumNodes > 0 && len(inv.Nodes) < cfg.NumNodes {
-		return &Result{}, nil // the inventory itself is the problem; the planner says so
-	}
-	nodes := inv.Nodes
-	if cfg.NumNodes > 0 {
-		nodes = nodes[:cfg.NumNodes]
-	}
-	s := &session{cfg: cfg, inv: &model.Inventory{Nodes: nodes, Source: inv.Source}, fs: collect(cfg), maxProcs: opt.MaxProcesses}
-	s.p = newProblem(len(s.fs.list))
-	for gi := range s.fs.envVar {
-		for j := range s.fs.envVar[gi] {
-			for _, v := range s.fs.envVar[gi][j] {
-				s.p.implies(v, s.fs.env[gi][j])
-			}
+	p := newProblem(set)
+	for _, inst := range set.Rules {
+		p.evals++
+		if inst.Check(rules.All) != nil {
+			p.add(inst)
 		}
 	}
-	s.pairRules()
-	for ei := range cfg.Components {
-		if !cfg.Components[ei].Invalid && !brokenLabels(cfg, ei) {
-			s.entryRule(ei)
-		}
-	}
-	if opt.ModelParallel && !brokenMP(cfg) {
-		s.mpRule()
-	}
-	conflicts, err := s.p.solve(opt.MaxConflicts, deadline)
-	res := &Result{Stats: Stats{Facts: len(s.fs.list), Rules: len(s.p.rules), Evaluations: s.p.evals, Conflicts: len(conflicts)}}
-	s.found = len(conflicts)
+	conflicts, err := p.solve(opt.MaxConflicts, deadline)
+	res := &Result{Stats: Stats{Facts: len(set.Facts), Rules: len(set.Rules), Conflicts: len(conflicts), Violated: len(p.rules)}}
 	for _, c := range conflicts {
 		res.Stats.LargestSet = max(res.Stats.LargestSet, len(c.facts))
-		res.Diagnostics = append(res.Diagnostics, s.diagnostic(c, opt, deadline))
+		res.Diagnostics = append(res.Diagnostics, describe(set, c, len(conflicts), opt, deadline))
 	}
+	res.Stats.Evaluations, res.Stats.Clauses = p.evals, p.clauses
 	res.Stats.Elapsed = time.Since(start)
 	return res, err
 }
 
-func brokenLabels(cfg *model.Config, ei int) bool {
-	for _, l := range cfg.Components[ei].NodeGroups {
-		if cfg.Broken["group:"+l] {
-			return true
-		}
-	}
-	return false
-}
-
-func brokenMP(cfg *model.Config) bool {
-	for _, n := range mpNames {
-		if cfg.Broken["component:"+n] {
-			return true
-		}
-	}
-	return false
-}
-
-// diagnostic renders a conflict: the violation of its facts alone, with
-// each fact as a labelled span and the fixes that re-solving confirms.
-func (s *session) diagnostic(c conflict, opt Options, deadline time.Time) model.Diagnostic {
-	in := map[int]bool{}
+// describe renders a conflict: the violation of its facts, each fact a
+// labelled span, and the fixes that re-solving confirms.
+func describe(set *rules.Set, c conflict, found int, opt Options, deadline time.Time) model.Diagnostic {
+	in := make(map[int]bool, len(c.facts))
 	for _, f := range c.facts {
 		in[f] = true
 	}
-	scoped := map[int]bool{}
-	for _, f := range c.rule.scope {
-		scoped[f] = true
-	}
-	// Describe the conflict as the config has it (other facts present) when
-	// that points at one of the set's facts; otherwise describe the set alone.
-	v := c.rule.check(func(int) bool { return true })
+	// Describe the conflict as the input has it (other facts present) when
+	// that points at one of the set's facts; otherwise describe the set
+	// alone.
+	v := c.rule.inst.Check(rules.All)
 	if v == nil || v.Primary >= 0 && !in[v.Primary] {
-		v = c.rule.check(func(f int) bool { return !scoped[f] || in[f] })
+		v = c.rule.inst.Check(func(f int) bool { return !c.rule.inScope[f] || in[f] })
 	}
 	if v == nil {
 		// Cannot happen: minimize keeps the set violating.
-		v = &violation{Code: model.CodeInvalidValue, Summary: "conflict in " + c.rule.name, Primary: -1}
+		v = &rules.Violation{Code: model.CodeInternal, Summary: "conflict in " + c.rule.inst.Name, Primary: -1}
 	}
 	d := model.Diagnostic{Code: v.Code, Severity: model.SeverityError, Summary: v.Summary, Why: v.Why}
-	primary := v.Primary
-	if primary < 0 || !in[primary] {
-		if len(c.facts) > 0 {
-			primary = s.sortedFacts(c.facts)[len(c.facts)-1]
+	facts := sortedFacts(set, c.facts)
+	primary := pickPrimary(v, in)
+	role := func(f int) string {
+		if r, ok := v.Roles[f]; ok && r != "" {
+			return r
 		}
+		return set.Facts[f].What
 	}
-	if primary >= 0 && primary < len(s.fs.list) {
-		d.Primary = s.fs.list[primary].Span
+	switch {
+	case primary >= 0:
+		d.Primary, d.PrimaryLabel = set.Facts[primary].Span, role(primary)
 		if v.At.Known() && primary == v.Primary {
 			d.Primary = v.At
 		}
-		d.PrimaryLabel = role(v, s.fs.list[primary], primary)
-	} else {
-		d.Primary = s.cfg.ComponentsSpan
+		if v.Label != "" {
+			d.PrimaryLabel = v.Label
+		}
+	case v.Else.Known():
+		d.Primary, d.PrimaryLabel = v.Else, v.ElseLabel
+	case len(facts) > 0:
+		primary = facts[len(facts)-1]
+		d.Primary, d.PrimaryLabel = set.Facts[primary].Span, role(primary)
+	default:
+		d.Primary, d.PrimaryLabel = set.Anchor, v.AnchorLabel
 	}
-	for _, f := range s.sortedFacts(c.facts) {
+	for _, f := range facts {
 		if f != primary {
-			d.Labels = append(d.Labels, model.Label{Span: s.fs.list[f].Span, Message: role(v, s.fs.list[f], f)})
+			d.Labels = append(d.Labels, model.Label{Span: set.Facts[f].Span, Message: role(f)})
 		}
 	}
+	d.Labels = append(d.Labels, v.Extra...)
 	if len(c.facts) >= 2 && d.Why == "" {
-		d.Why = fmt.Sprintf("These %d facts cannot all hold; dropping any one of them removes this conflict.", len(c.facts))
+		d.Why = fmt.Sprintf("These %d %s cannot all hold; dropping any one of them removes this conflict.", len(c.facts), set.Noun)
 	}
 	if !opt.NoFixes {
-		d.Help = s.verifiedFixes(v, d, opt, deadline)
+		d.Help = verifiedFixes(v, d, found, opt, deadline)
 	}
 	return d
 }
 
-func role(v *violation, f Fact, id int) string {
-	if r, ok := v.Roles[id]; ok && r != "" {
-		return r
+// pickPrimary is the violation's primary fact when it is in the conflict,
+// else its first preferred fact that is, else -1.
+func pickPrimary(v *rules.Violation, in map[int]bool) int {
+	if v.Primary >= 0 && in[v.Primary] {
+		return v.Primary
 	}
-	return f.What
+	for _, f := range v.Prefer {
+		if in[f] {
+			return f
+		}
+	}
+	return -1
 }
 
-// verifiedFixes keeps up to three candidate fixes whose edited config no
-// longer has this conflict and has no more conflicts than before.
-func (s *session) verifiedFixes(v *violation, d model.Diagnostic, opt Options, deadline time.Time) []model.Fix {
+// verifiedFixes keeps up to three candidate fixes whose edited input no
+// longer has this conflict and has fewer conflicts than before.
+func verifiedFixes(v *rules.Violation, d model.Diagnostic, found int, opt Options, deadline time.Time) []model.Fix {
 	var out []model.Fix
 	for _, cf := range v.Fixes {
 		if len(out) == 3 || time.Until(deadline) <= 0 {
 			break
 		}
-		edited := clone(s.cfg)
-		edit, ok := cf.edit(edited)
+		fix, next, ok := cf()
 		if !ok {
 			continue
 		}
-		res, err := Check(edited, s.inv, Options{ModelParallel: opt.ModelParallel, MaxConflicts: opt.MaxConflicts, Budget: time.Until(deadline), NoFixes: true, MaxProcesses: opt.MaxProcesses})
+		res, err := Check(next, Options{MaxConflicts: opt.MaxConflicts, Budget: time.Until(deadline), NoFixes: true})
 		if err != nil {
 			continue
 		}
@@ -196,50 +166,25 @@ func (s *session) verifiedFixes(v *violation, d model.Diagnostic, opt Options, d
 				gone = false
 			}
 		}
-		if gone && len(res.Diagnostics) < s.found {
-			out = append(out, model.Fix{Message: cf.message, Edits: []model.Edit{edit}})
+		if gone && len(res.Diagnostics) < found {
+			out = append(out, fix)
 		}
 	}
 	return out
 }
 
-// covered are the codes of the rules the solver encodes; a planner error
-// with one of these codes is the solver's to explain.
-var covered = map[string]bool{
-	model.CodeDuplicateLabel: true, model.CodeEnvNodeDuplicated: true, model.CodeEnvVarDuplicated: true,
-	model.CodeHardwareConflict: true, model.CodeUnknownGroup: true, model.CodeEmptyGroup: true,
-	model.CodeMixedTypedUntyped: true, model.CodeNoHardware: true, model.CodeRankOutOfRange: true,
-	model.CodeDuplicateResource: true, model.CodeResourceOrder: true, model.CodeDuplicateProcess: true,
-	model.CodeProcessOrder: true, model.CodeNotDivisible: true, model.CodeGroupsOverlap: true,
-	model.CodeOneProcessOneNode: true, model.CodeSpansNodes: true, model.CodeMixedHardware: true,
-	model.CodeNodeOrder: true, model.CodeMPMissing: true, model.CodeMPNotContiguous: true,
-	model.CodeMPMode: true, model.CodeMPCollocatedExtra: true, model.CodeMPTPDivisible: true,
-	model.CodeMPTPTooLarge: true, model.CodeMPRecompute: true, model.CodeMPAutoOrder: true,
-	model.CodeMPSizes: true, model.CodePackedDivisible: true, model.CodeNeedsHardware: true,
-	model.CodeProcessHardwareDup: true,
-}
-
-// Covers reports whether the solver encodes the rule behind code.
-func Covers(code string) bool { return covered[code] }
-
-// Reconcile merges the direct checks' diagnostics (grammar and planner)
-// with the solver's. A direct error of a rule the solver encodes gives way
-// to the solver's explanation of the same rule (a minimal set of located
-// facts); every other diagnostic stays. If the solver missed a rule the
-// direct checks caught, their error stays: failing safe keeps it visible.
-func Reconcile(direct, solved model.Diagnostics) model.Diagnostics {
-	explained := map[string]bool{}
-	for _, d := range solved {
-		if d.Severity == model.SeverityError {
-			explained[d.Code] = true
+// sortedFacts orders fact ids by their position in the input.
+func sortedFacts(set *rules.Set, ids []int) []int {
+	out := append([]int(nil), ids...)
+	sort.SliceStable(out, func(i, j int) bool {
+		a, b := set.Facts[out[i]].Span, set.Facts[out[j]].Span
+		if a.File != b.File {
+			return a.File < b.File
 		}
-	}
-	var out model.Diagnostics
-	for _, d := range direct {
-		if d.Severity == model.SeverityError && covered[d.Code] && explained[d.Code] {
-			continue
+		if a.Line != b.Line {
+			return a.Line < b.Line
 		}
-		out = append(out, d)
-	}
-	return append(out, solved...)
+		return a.Col < b.Col
+	})
+	return out
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/go-air/gini/z"
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
 )
 
 // Every reported conflict is a minimal unsatisfiable set of facts for its
@@ -24,31 +25,15 @@ import (
 // RLSOLVE_PROPTEST_SEED and RLSOLVE_PROPTEST_COUNT (see
 // proptest/gopter_test.go) set the random configs' seed and number.
 
-// musSession compiles cfg as Check does, without solving.
-func musSession(cfg *model.Config, inv *model.Inventory, mp bool) *session {
-	nodes := inv.Nodes
-	if cfg.NumNodes > 0 && len(nodes) > cfg.NumNodes {
-		nodes = nodes[:cfg.NumNodes]
-	}
-	s := &session{cfg: cfg, inv: &model.Inventory{Nodes: nodes, Source: inv.Source}, fs: collect(cfg)}
-	s.p = newProblem(len(s.fs.list))
-	for gi := range s.fs.envVar {
-		for j := range s.fs.envVar[gi] {
-			for _, v := range s.fs.envVar[gi][j] {
-				s.p.implies(v, s.fs.env[gi][j])
-			}
+// musProblem compiles cfg as Check does, without solving.
+func musProblem(cfg *model.Config, inv *model.Inventory, mp bool) *problem {
+	p := newProblem(rules.Build(cfg, inv, rules.Options{Class: classOf(mp)}))
+	for _, inst := range p.set.Rules {
+		if inst.Check(rules.All) != nil {
+			p.add(inst)
 		}
 	}
-	s.pairRules()
-	for ei := range cfg.Components {
-		if !cfg.Components[ei].Invalid && !brokenLabels(cfg, ei) {
-			s.entryRule(ei)
-		}
-	}
-	if mp && !brokenMP(cfg) {
-		s.mpRule()
-	}
-	return s
+	return p
 }
 
 // musAssume solves p with only rule ri active and exactly facts assumed:
@@ -66,7 +51,7 @@ func musAssume(t *testing.T, p *problem, ri int, facts []int) int {
 	for _, f := range facts {
 		assume = append(assume, p.sel[f])
 	}
-	res, err := p.try(assume, time.Now().Add(10*time.Second))
+	res, err := p.try(assume, p.rules[ri:ri+1], time.Now().Add(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,52 +62,52 @@ func musAssume(t *testing.T, p *problem, ri int, facts []int) int {
 // many conflicts it checked.
 func musCheck(t *testing.T, yaml string, cfg *model.Config, inv *model.Inventory, mp bool) int {
 	t.Helper()
-	solved := musSession(cfg, inv, mp)
-	conflicts, err := solved.p.solve(20, time.Now().Add(10*time.Second))
+	solved := musProblem(cfg, inv, mp)
+	conflicts, err := solved.solve(20, time.Now().Add(10*time.Second))
 	if err != nil {
 		t.Fatalf("solve: %v\n%s", err, yaml)
 	}
 	// A fresh instance: solve() adds the found rules' relax literals as
 	// unit clauses, which would make every check below trivially UNSAT.
-	fresh := musSession(cfg, inv, mp)
+	fresh := musProblem(cfg, inv, mp)
 	seen := map[string]bool{}
 	for _, c := range conflicts {
 		ri := -1
-		for i, r := range solved.p.rules {
+		for i, r := range solved.rules {
 			if r == c.rule {
 				ri = i
 			}
 		}
-		if ri < 0 || fresh.p.rules[ri].name != c.rule.name {
-			t.Fatalf("rule %q not found in a fresh compile", c.rule.name)
+		if ri < 0 || fresh.rules[ri].inst.Name != c.rule.inst.Name {
+			t.Fatalf("rule %q not found in a fresh compile", c.rule.inst.Name)
 		}
 		what := func(fs []int) string {
 			var out []string
 			for _, f := range fs {
-				out = append(out, fresh.fs.list[f].What)
+				out = append(out, fresh.set.Facts[f].What)
 			}
 			return strings.Join(out, "; ")
 		}
-		if got := musAssume(t, fresh.p, ri, c.facts); got != -1 {
-			t.Errorf("not sufficient: rule %q with facts {%s} alone is SAT\n%s", c.rule.name, what(c.facts), yaml)
+		if got := musAssume(t, fresh, ri, c.facts); got != -1 {
+			t.Errorf("not sufficient: rule %q with facts {%s} alone is SAT\n%s", c.rule.inst.Name, what(c.facts), yaml)
 		}
 		for k := range c.facts {
 			rest := append(append([]int(nil), c.facts[:k]...), c.facts[k+1:]...)
-			if got := musAssume(t, fresh.p, ri, rest); got != 1 {
-				t.Errorf("not minimal: rule %q stays UNSAT without %q (facts {%s})\n%s", c.rule.name, fresh.fs.list[c.facts[k]].What, what(c.facts), yaml)
+			if got := musAssume(t, fresh, ri, rest); got != 1 {
+				t.Errorf("not minimal: rule %q stays UNSAT without %q (facts {%s})\n%s", c.rule.inst.Name, fresh.set.Facts[c.facts[k]].What, what(c.facts), yaml)
 			}
 		}
 		ids := append([]int(nil), c.facts...)
 		sort.Ints(ids)
 		key := fmt.Sprint(ri, ids)
 		if seen[key] {
-			t.Errorf("conflict reported twice: rule %q facts {%s}\n%s", c.rule.name, what(c.facts), yaml)
+			t.Errorf("conflict reported twice: rule %q facts {%s}\n%s", c.rule.inst.Name, what(c.facts), yaml)
 		}
 		seen[key] = true
 	}
 	// Check reports the same conflicts, each with its facts as the primary
 	// span and the labels.
-	res, err := Check(cfg, inv, Options{ModelParallel: mp, NoFixes: true})
+	res, err := checkCfg(cfg, inv, mp, Options{NoFixes: true})
 	if err != nil {
 		t.Fatalf("Check: %v", err)
 	}
@@ -155,7 +140,7 @@ func musCheck(t *testing.T, yaml string, cfg *model.Config, inv *model.Inventory
 		}
 		primaryFound := false
 		for _, f := range c.facts {
-			sp := fresh.fs.list[f].Span
+			sp := fresh.set.Facts[f].Span
 			if spans[sp] > 0 {
 				spans[sp]--
 				continue
@@ -164,7 +149,7 @@ func musCheck(t *testing.T, yaml string, cfg *model.Config, inv *model.Inventory
 				primaryFound = true
 				continue
 			}
-			t.Errorf("%s: fact %q (%s) is neither a label nor the primary %s\n%s", d.Code, fresh.fs.list[f].What, sp, d.Primary, yaml)
+			t.Errorf("%s: fact %q (%s) is neither a label nor the primary %s\n%s", d.Code, fresh.set.Facts[f].What, sp, d.Primary, yaml)
 		}
 	}
 	return len(conflicts)

@@ -6,137 +6,178 @@ import (
 
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
-	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
 )
 
-// maxScope bounds a rule's truth table (2^maxScope evaluations).
+// maxScope is the largest scope kept whole: a larger one is narrowed to the
+// facts its violation depends on (never cut to a size).
 const maxScope = 10
 
 // ErrBudget is returned when the solver's time budget runs out.
 var ErrBudget = errors.New("solver time budget exceeded")
 
-// present says which facts of a rule's scope are in the config.
-type present func(fact int) bool
-
-// violation is what a rule's predicate found; nil means the rule holds.
-type violation struct {
-	Code    string
-	Summary string
-	Why     string
-	// Primary is the fact the diagnostic points at (-1: none).
-	Primary int
-	// At, when known, is a more exact span inside the primary fact.
-	At model.Span
-	// Roles label facts with what they contribute ("covers node 3").
-	Roles map[int]string
-	// Fixes are candidate edits, kept only when re-solving confirms them.
-	Fixes []candidateFix
+// compiled is one rule instance in the SAT instance. A predicate is
+// compiled lazily: each assignment of its scope that the SAT solver proposes
+// and the predicate refuses becomes a clause forbidding it (unless relax),
+// so only the assignments the search visits are ever evaluated, however
+// large the scope. A Together rule is one clause from the start.
+type compiled struct {
+	inst    *rules.Instance
+	scope   []int
+	inScope map[int]bool
+	relax   z.Lit
 }
 
-// rule is one constraint instance over a scope of facts.
-type rule struct {
-	name  string
-	scope []int
-	check func(p present) *violation
-	relax z.Lit
-}
-
-// problem is the SAT instance: selectors for facts, clauses for rules.
+// problem is the SAT instance: one selector per fact, the hard
+// implications, and the rule instances that the config as written violates
+// (an instance that holds with every fact present can never be part of a
+// conflict: every check assumes the facts it reports on).
 type problem struct {
 	g     *gini.Gini
+	set   *rules.Set
 	sel   []z.Lit
-	rules []*rule
-	// evals counts predicate evaluations, for the benchmark's report.
-	evals int
+	rules []*compiled
+	// evals counts predicate evaluations, clauses the clauses added.
+	evals, clauses int
 }
 
-func newProblem(nfacts int) *problem {
-	p := &problem{g: gini.New()}
-	p.sel = make([]z.Lit, nfacts)
+func newProblem(set *rules.Set) *problem {
+	p := &problem{g: gini.New(), set: set, sel: make([]z.Lit, len(set.Facts))}
 	for i := range p.sel {
 		p.sel[i] = p.g.Lit()
+	}
+	for _, im := range set.Implies {
+		p.clause(p.sel[im[0]].Not(), p.sel[im[1]])
 	}
 	return p
 }
 
-// implies adds the hard clause a -> b between facts (an env var needs its
-// env_configs entry).
-func (p *problem) implies(a, b int) {
-	p.g.Add(p.sel[a].Not())
-	p.g.Add(p.sel[b])
+func (p *problem) clause(lits ...z.Lit) {
+	for _, m := range lits {
+		p.g.Add(m)
+	}
 	p.g.Add(0)
+	p.clauses++
 }
 
-// add compiles a rule: one clause per violating assignment of its scope,
-// each clause saying "not this assignment, unless the rule is relaxed".
-func (p *problem) add(r *rule) {
-	r.relax = p.g.Lit()
-	p.rules = append(p.rules, r)
-	k := len(r.scope)
-	if k > maxScope {
-		k = maxScope // callers keep scopes small; see scopeFor
-		r.scope = r.scope[:k]
+// add compiles an instance that the config as written violates.
+func (p *problem) add(inst *rules.Instance) {
+	c := &compiled{inst: inst, scope: inst.Reads, relax: p.g.Lit()}
+	if len(c.scope) > maxScope && !inst.Together {
+		c.scope = p.narrow(inst)
 	}
-	for mask := 0; mask < 1<<k; mask++ {
-		// Facts outside the scope stay as the config has them: present.
-		in := func(f int) bool {
-			for i, s := range r.scope {
-				if s == f {
-					return mask&(1<<i) != 0
-				}
-			}
-			return true
-		}
+	c.inScope = make(map[int]bool, len(c.scope))
+	for _, f := range c.scope {
+		c.inScope[f] = true
+	}
+	p.rules = append(p.rules, c)
+	// The config as written: every fact of the scope present.
+	lits := make([]z.Lit, 0, len(c.scope)+1)
+	for _, f := range c.scope {
+		lits = append(lits, p.sel[f].Not())
+	}
+	p.clause(append(lits, c.relax)...)
+}
+
+// narrow keeps the facts of a large scope that the violation in the full
+// config needs (found by deletion); the others are taken as present.
+func (p *problem) narrow(inst *rules.Instance) []int {
+	in := make(map[int]bool, len(inst.Reads))
+	for _, f := range inst.Reads {
+		in[f] = true
+	}
+	has := func(f int) bool { v, ok := in[f]; return !ok || v }
+	for _, f := range inst.Reads {
+		in[f] = false
 		p.evals++
-		if r.check(in) == nil {
+		if inst.Check(has) == nil {
+			in[f] = true
+		}
+	}
+	var out []int
+	for _, f := range inst.Reads {
+		if in[f] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// try solves under assume, refining lazily compiled rules until the answer
+// holds for every active rule: 1 SAT, -1 UNSAT.
+func (p *problem) try(assume []z.Lit, active []*compiled, deadline time.Time) (int, error) {
+	for {
+		left := time.Until(deadline)
+		if left <= 0 {
+			return 0, ErrBudget
+		}
+		p.g.Assume(assume...)
+		res := p.g.Try(left)
+		if res == 0 {
+			return 0, ErrBudget
+		}
+		if res == -1 || !p.refine(active) {
+			return res, nil
+		}
+	}
+}
+
+// refine evaluates the active predicates on the SAT solver's model and
+// forbids each scope assignment that violates its rule; it reports whether
+// it added a clause (the model was not a real solution).
+func (p *problem) refine(active []*compiled) bool {
+	added := false
+	for _, c := range active {
+		if c.inst.Together || p.g.Value(c.relax) {
 			continue
 		}
-		for i, f := range r.scope {
-			if mask&(1<<i) != 0 {
-				p.g.Add(p.sel[f].Not())
+		p.evals++
+		if c.inst.Check(func(f int) bool { return !c.inScope[f] || p.g.Value(p.sel[f]) }) == nil {
+			continue
+		}
+		lits := make([]z.Lit, 0, len(c.scope)+1)
+		for _, f := range c.scope {
+			if p.g.Value(p.sel[f]) {
+				lits = append(lits, p.sel[f].Not())
 			} else {
-				p.g.Add(p.sel[f])
+				lits = append(lits, p.sel[f])
 			}
 		}
-		p.g.Add(r.relax)
-		p.g.Add(0)
+		p.clause(append(lits, c.relax)...)
+		added = true
 	}
+	return added
 }
 
-// conflict is one minimal set of facts that violates one rule.
+// conflict is one minimal set of facts that violates one rule instance.
 type conflict struct {
-	rule  *rule
+	rule  *compiled
 	facts []int
 }
 
 // solve reports up to max independent conflicts, each minimal, within the
 // deadline.
 func (p *problem) solve(max int, deadline time.Time) ([]conflict, error) {
-	relaxed := make([]bool, len(p.rules))
 	byRelax := map[z.Lit]int{}
-	for i, r := range p.rules {
-		byRelax[r.relax.Not()] = i
+	for i, c := range p.rules {
+		byRelax[c.relax.Not()] = i
 	}
+	relaxed := make([]bool, len(p.rules))
 	var out []conflict
 	for len(out) < max {
-		assume := make([]z.Lit, 0, len(p.sel)+len(p.rules))
-		assume = append(assume, p.sel...)
-		for i, r := range p.rules {
+		assume := append([]z.Lit(nil), p.sel...)
+		for i, c := range p.rules {
 			if !relaxed[i] {
-				assume = append(assume, r.relax.Not())
+				assume = append(assume, c.relax.Not())
 			}
 		}
-		res, err := p.try(assume, deadline)
-		if err != nil {
+		res, err := p.try(assume, p.rules, deadline)
+		if err != nil || res == 1 {
 			return out, err
 		}
-		if res == 1 {
-			return out, nil
-		}
-		// The failed assumptions name the rules and facts involved; take
-		// the first rule and shrink its facts with only that rule active.
+		// The failed assumptions name the rules involved; take the first
+		// and shrink its facts with only that rule active.
 		ri := -1
-		var core []int
 		for _, m := range p.g.Why(nil) {
 			if i, ok := byRelax[m]; ok && (ri < 0 || i < ri) {
 				ri = i
@@ -145,51 +186,38 @@ func (p *problem) solve(max int, deadline time.Time) ([]conflict, error) {
 		if ri < 0 {
 			return out, errors.New("solver: conflict without a rule") // hard clauses alone are satisfiable
 		}
-		for f := range p.sel {
-			core = append(core, f)
-		}
-		m, err := p.minimize(ri, core, deadline)
+		m, err := p.minimize(ri, deadline)
 		if err != nil {
 			return out, err
 		}
 		out = append(out, conflict{rule: p.rules[ri], facts: m})
 		relaxed[ri] = true
-		p.g.Add(p.rules[ri].relax)
-		p.g.Add(0)
+		p.clause(p.rules[ri].relax)
 	}
 	return out, nil
 }
 
-// minimize shrinks facts by deletion to a minimal set that still violates
-// rule ri on its own (every other rule relaxed).
-func (p *problem) minimize(ri int, facts []int, deadline time.Time) ([]int, error) {
+// minimize shrinks rule ri's scope by deletion to a minimal set that still
+// violates the rule on its own (every other rule relaxed), whatever the
+// deleted facts are.
+func (p *problem) minimize(ri int, deadline time.Time) ([]int, error) {
 	only := make([]z.Lit, 0, len(p.rules))
-	for i, r := range p.rules {
+	for i, c := range p.rules {
 		if i == ri {
-			only = append(only, r.relax.Not())
+			only = append(only, c.relax.Not())
 		} else {
-			only = append(only, r.relax)
+			only = append(only, c.relax)
 		}
 	}
-	// Facts outside the rule's scope cannot matter to it; start from the
-	// scope's facts, then delete one at a time.
-	inScope := map[int]bool{}
-	for _, f := range p.rules[ri].scope {
-		inScope[f] = true
-	}
-	var m []int
-	for _, f := range facts {
-		if inScope[f] {
-			m = append(m, f)
-		}
-	}
+	active := p.rules[ri : ri+1]
+	m := append([]int(nil), p.rules[ri].scope...)
 	for i := 0; i < len(m); {
 		trial := append(append([]int(nil), m[:i]...), m[i+1:]...)
 		assume := append([]z.Lit(nil), only...)
 		for _, f := range trial {
 			assume = append(assume, p.sel[f])
 		}
-		res, err := p.try(assume, deadline)
+		res, err := p.try(assume, active, deadline)
 		if err != nil {
 			return nil, err
 		}
@@ -200,17 +228,4 @@ func (p *problem) minimize(ri int, facts []int, deadline time.Time) ([]int, erro
 		}
 	}
 	return m, nil
-}
-
-func (p *problem) try(assume []z.Lit, deadline time.Time) (int, error) {
-	left := time.Until(deadline)
-	if left <= 0 {
-		return 0, ErrBudget
-	}
-	p.g.Assume(assume...)
-	res := p.g.Try(left)
-	if res == 0 {
-		return 0, ErrBudget
-	}
-	return res, nil
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
 )
 
 // Table tests of each rule family: the code, the primary span, the
@@ -24,8 +25,8 @@ func stInv(gpus ...int) *model.Inventory {
 	return inv
 }
 
-// stLoad reads a config; grammar errors of the rules the solver encodes
-// are expected (the grammar checks some of them too), others fail t.
+// stLoad reads a config; a grammar error fails t (the grammar judges no
+// placement rule).
 func stLoad(t *testing.T, yaml string) *model.Config {
 	t.Helper()
 	cfg, ds := grammar.LoadConfig("t.yaml", []byte(yaml), grammar.DefaultLimits)
@@ -33,11 +34,23 @@ func stLoad(t *testing.T, yaml string) *model.Config {
 		t.Fatalf("no config: %v", ds)
 	}
 	for _, d := range ds {
-		if d.Severity == model.SeverityError && !Covers(d.Code) {
+		if d.Severity == model.SeverityError {
 			t.Fatalf("unexpected grammar error %s %s: %s", d.Code, d.Primary, d.Summary)
 		}
 	}
 	return cfg
+}
+
+func classOf(mp bool) model.PlacementClass {
+	if mp {
+		return model.ClassModelParallel
+	}
+	return model.ClassHybrid
+}
+
+// checkCfg judges an RLinf config as the pipeline does.
+func checkCfg(cfg *model.Config, inv *model.Inventory, mp bool, opt Options) (*Result, error) {
+	return Check(rules.Build(cfg, inv, rules.Options{Class: classOf(mp)}), opt)
 }
 
 // stText is the text a span covers in yaml ("" when it is not known).
@@ -191,7 +204,7 @@ var stCases = []stCase{
   num_nodes: 1
   component_placement:
     actor: "0-1:0-1,2-3:3-4"
-`, primary: "2-3:3-4", labels: []string{"0-1:0-1"}, fixes: []stFix{{"renumber", "3-4", "2-3"}}},
+`, primary: "3-4", labels: []string{"0-1:0-1"}, fixes: []stFix{{"renumber", "3-4", "2-3"}}},
 	{name: "divisibility", gpus: []int{8}, code: model.CodeNotDivisible,
 		yaml: `cluster:
   num_nodes: 1
@@ -329,7 +342,7 @@ func TestRuleFamilies(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := stLoad(t, c.yaml)
 			inv := stInv(c.gpus...)
-			res, err := Check(cfg, inv, Options{ModelParallel: c.mp})
+			res, err := checkCfg(cfg, inv, c.mp, Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -390,7 +403,7 @@ func TestRuleFamilies(t *testing.T) {
 				// The edited file no longer has the conflict, nor any other.
 				fixed := stApply(c.yaml, f.Edits)
 				fcfg := stLoad(t, fixed)
-				fres, err := Check(fcfg, inv, Options{ModelParallel: c.mp})
+				fres, err := checkCfg(fcfg, inv, c.mp, Options{})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -425,7 +438,7 @@ func TestIndependentConflictsEach(t *testing.T) {
     rollout: "4-5,0-1"
     env: {node_group: gpux, placement: "0"}
 `
-	res, err := Check(stLoad(t, y), stInv(4, 4), Options{})
+	res, err := checkCfg(stLoad(t, y), stInv(4, 4), false, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -475,7 +488,7 @@ rollout:
   tensor_parallel_size: 2
 `, true},
 	} {
-		res, err := Check(stLoad(t, c.yaml), stInv(4, 4), Options{ModelParallel: c.mp})
+		res, err := checkCfg(stLoad(t, c.yaml), stInv(4, 4), c.mp, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -501,7 +514,7 @@ func TestBudget(t *testing.T) {
 	start := time.Now()
 	done := make(chan error, 1)
 	go func() {
-		_, err := Check(cfg, stInv(gpus...), Options{Budget: time.Nanosecond})
+		_, err := checkCfg(cfg, stInv(gpus...), false, Options{Budget: time.Nanosecond})
 		done <- err
 	}()
 	select {

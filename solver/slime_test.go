@@ -2,11 +2,13 @@ package solver
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
 
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
 )
 
 // slimeFlags builds a config as the flag parser would: each flag at its
@@ -89,7 +91,7 @@ func TestSlimeMinimalConflicts(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := slimeFlags(t, c.cfg...)
-			res, err := CheckSlime(cfg, c.topo, Options{})
+			res, err := Check(rules.Slime(cfg, c.topo, 0), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -111,7 +113,7 @@ func TestSlimeMinimalConflicts(t *testing.T) {
 			only := func(keep []model.SlimeKey) *model.SlimeConfig {
 				o := *cfg
 				for k := range model.SlimeNumKeys {
-					if !containsKey(keep, k) {
+					if !slices.Contains(keep, k) {
 						o.Values[k] = model.SlimeValue{}
 					}
 				}
@@ -132,7 +134,7 @@ func TestSlimeMinimalConflicts(t *testing.T) {
 
 func hasCode(t *testing.T, cfg *model.SlimeConfig, tp *model.SlimeTopology, code string) bool {
 	t.Helper()
-	res, err := CheckSlime(cfg, tp, Options{NoFixes: true})
+	res, err := Check(rules.Slime(cfg, tp, 0), Options{NoFixes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,7 +150,7 @@ func hasCode(t *testing.T, cfg *model.SlimeConfig, tp *model.SlimeTopology, code
 // fixes are kept only when they remove the conflict.
 func TestSlimeIndependentConflictsAndFixes(t *testing.T) {
 	cfg := slimeFlags(t, model.SlimeColocate, 1, model.SlimeRolloutNumGPUs, 6, model.SlimeRolloutGPUsPerEngine, 4)
-	res, err := CheckSlime(cfg, topo(1, 8), Options{})
+	res, err := Check(rules.Slime(cfg, topo(1, 8), 0), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +171,7 @@ func TestSlimeIndependentConflictsAndFixes(t *testing.T) {
 	}
 	// A missing flag is added at the end of the string.
 	cfg = slimeFlags(t, model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 4)
-	res, _ = CheckSlime(cfg, topo(1, 4), Options{})
+	res, _ = Check(rules.Slime(cfg, topo(1, 4), 0), Options{})
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Primary != cfg.End || len(res.Diagnostics[0].Help) != 1 ||
 		res.Diagnostics[0].Help[0].Edits[0].NewText != " --num-gpus-per-node 4" {
 		t.Errorf("%+v", res.Diagnostics)
@@ -178,7 +180,7 @@ func TestSlimeIndependentConflictsAndFixes(t *testing.T) {
 
 func TestSlimeValidHasNoConflict(t *testing.T) {
 	cfg := slimeFlags(t, model.SlimeActorNumNodes, 2, model.SlimeActorGPUsPerNode, 8, model.SlimeRolloutNumGPUs, 8, model.SlimeRolloutGPUsPerEngine, 2)
-	res, err := CheckSlime(cfg, topo(3, 8), Options{})
+	res, err := Check(rules.Slime(cfg, topo(3, 8), 0), Options{})
 	if err != nil || len(res.Diagnostics) != 0 {
 		t.Fatalf("%v %+v", err, res.Diagnostics)
 	}

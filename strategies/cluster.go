@@ -28,25 +28,26 @@ func (c *Cluster) resolve(labels []string) (*model.Resolver, *Failure) {
 	if r != nil {
 		return r, nil
 	}
-	f := &Failure{Code: model.CodeUnknownGroup, Msg: fmt.Sprintf("node group %q does not exist", missing), Label: missing, Process: -1}
 	if _, empty := c.Empty[missing]; empty {
-		f.Code, f.Msg = model.CodeEmptyGroup, fmt.Sprintf("node group %q has no nodes (its node_ranks are empty), so RLinf drops it", missing)
+		return nil, fail(-1, "node group %q has no nodes (its node_ranks are empty), so RLinf drops it", missing)
 	}
-	return nil, f
+	return nil, fail(-1, "node group %q does not exist", missing)
 }
 
-// Failure is why a strategy cannot place a component; Process is the worker
-// index it concerns (-1 for the whole strategy).
+// Failure is why a strategy cannot place a component: called directly as a
+// library, a strategy refuses what RLinf's would (or what rlsolve's
+// decisions refuse); in rlsolve's own pipeline, on a config the solver
+// accepted, it is an internal error. Process is the worker index it
+// concerns (-1 for the whole strategy).
 type Failure struct {
-	Code    string
-	Msg     string
+	Msg string
+	// Why explains a refusal where RLinf would do something else.
 	Why     string
 	Process int
-	Label   string
 }
 
 func (f *Failure) Error() string { return f.Msg }
 
-func fail(code string, process int, format string, args ...any) *Failure {
-	return &Failure{Code: code, Msg: fmt.Sprintf(format, args...), Process: process}
+func fail(process int, format string, args ...any) *Failure {
+	return &Failure{Msg: fmt.Sprintf(format, args...), Process: process}
 }

@@ -25,7 +25,7 @@ func TestD1_PackedPastNodeIsAnError(t *testing.T) {
 	}
 	// Collocated rollout with TP 2 on GPUs 3-6 of 2x4 asks Packed(3,6,2).
 	src := mpYAML(2, "    actor,rollout,reward: 3-6\n", tp(2, 2))
-	ds := checkDiags(t, src, nodes(4, 4), strategies.ModeDetect)
+	ds := checkDiags(t, src, nodes(4, 4), detect)
 	d := wantDiag(t, ds, model.CodeSpansNodes, model.SeverityError)
 	if line, col := posOf(t, src, "3-6", 0); d.Primary.Line != line || d.Primary.Col != col {
 		t.Errorf("primary at %s, want %d:%d", d.Primary, line, col)
@@ -44,8 +44,8 @@ func TestD2_NodeGroupYAMLList(t *testing.T) {
 `
 	list := head + "    actor: {node_group: [a800, 4090], placement: 0-5}\n"
 	comma := head + "    actor: {node_group: \"a800,4090\", placement: 0-5}\n"
-	rl := mustPlan(t, list, nodes(4, 2), strategies.ModeHybrid)
-	rc := mustPlan(t, comma, nodes(4, 2), strategies.ModeHybrid)
+	rl := mustPlan(t, list, nodes(4, 2), hybrid)
+	rc := mustPlan(t, comma, nodes(4, 2), hybrid)
 	if !reflect.DeepEqual(comp(t, rl, "actor").Placements, comp(t, rc, "actor").Placements) {
 		t.Error("list and comma forms place differently")
 	}
@@ -75,7 +75,7 @@ func TestD3_YAML11ScalarRefused(t *testing.T) {
 // warning on the process range.
 func TestD4_ProcessOffsetWarns(t *testing.T) {
 	src := actorYAML("0-3:4-7")
-	r := mustPlan(t, src, nodes(8), strategies.ModeHybrid)
+	r := mustPlan(t, src, nodes(8), hybrid)
 	if got := field(comp(t, r, "actor").Placements, func(p model.Placement) int { return p.Rank }); !reflect.DeepEqual(got, []int{0, 1, 2, 3}) {
 		t.Errorf("ranks %v", got)
 	}
@@ -95,14 +95,14 @@ func TestD5_LaunchErrorsAtCheckTime(t *testing.T) {
 	}{
 		{"process on two nodes", "", "3-4:0", nodes(4, 4), model.CodeSpansNodes, "3-4:0"},
 		{"groups against node order", "    - {label: a, node_ranks: 0}\n    - {label: b, node_ranks: 1}\n",
-			`{node_group: "b,a", placement: "0,2"}`, nodes(2, 2), model.CodeNodeOrder, "2"},
+			`{node_group: "b,a", placement: "0,2"}`, nodes(2, 2), model.CodeNodeOrder, "b,a"},
 		{"CPU groups against node order", "    - {label: a, node_ranks: 0, ignore_hardware: true}\n    - {label: b, node_ranks: 1, ignore_hardware: true}\n",
-			`{node_group: "b,a", placement: 0-1}`, nodes(2, 2), model.CodeNodeOrder, "0-1"},
+			`{node_group: "b,a", placement: 0-1}`, nodes(2, 2), model.CodeNodeOrder, "b,a"},
 		{"two hardware types in a process", "    - {label: gpu, node_ranks: 0}\n    - {label: franka, node_ranks: 0, hardware_type: Franka}\n",
 			`{node_group: "gpu,franka", placement: "0-1:0"}`, withRobots(nodes(1), 0, "Franka", 1), model.CodeMixedHardware, "0-1:0"},
 		{"typed and untyped groups", "    - {label: a800, node_ranks: 0}\n", `{node_group: "a800,node", placement: 0}`, nodes(2, 2), model.CodeMixedTypedUntyped, "a800,node"},
 		{"overlapping CPU groups", "    - {label: c1, node_ranks: 0-1, ignore_hardware: true}\n    - {label: c2, node_ranks: 1, ignore_hardware: true}\n",
-			`{node_group: "c1,c2", placement: 0}`, nodes(2, 2), model.CodeGroupsOverlap, "0"},
+			`{node_group: "c1,c2", placement: 0}`, nodes(2, 2), model.CodeGroupsOverlap, "c1,c2"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			src := "cluster:\n  num_nodes: " + itoa(len(tc.inv.Nodes)) + "\n"
@@ -110,7 +110,7 @@ func TestD5_LaunchErrorsAtCheckTime(t *testing.T) {
 				src += "  node_groups:\n" + tc.groups
 			}
 			src += "  component_placement:\n    actor: " + tc.value + "\n"
-			ds := checkDiags(t, src, tc.inv, strategies.ModeHybrid)
+			ds := checkDiags(t, src, tc.inv, hybrid)
 			d := wantDiag(t, ds, tc.code, model.SeverityError)
 			line := strings.Count(src, "\n")
 			col := strings.LastIndex(src, tc.at) - strings.LastIndex(src, "\n    actor:")
@@ -131,7 +131,7 @@ func TestD6_DuplicateLabels(t *testing.T) {
   component_placement:
     actor: all
 `
-	_, ds := grammar.LoadConfig("t.yaml", []byte(src), grammar.DefaultLimits)
+	ds := checkDiags(t, src, nodes(2, 2), hybrid)
 	d := wantDiag(t, ds, model.CodeDuplicateLabel, model.SeverityError)
 	if line, col := posOf(t, src, "train", 1); d.Primary.Line != line || d.Primary.Col != col {
 		t.Errorf("at %s, want the second label %d:%d", d.Primary, line, col)
@@ -168,14 +168,14 @@ func TestD8_EnvConfigsNotApplied(t *testing.T) {
             - NCCL_DEBUG: INFO
   component_placement:
 `
-	r := mustPlan(t, head+"    actor: 0-1\n", nodes(2), strategies.ModeHybrid)
+	r := mustPlan(t, head+"    actor: 0-1\n", nodes(2), hybrid)
 	d := wantDiag(t, r.Diagnostics, model.WarnEnvNotApplied, model.SeverityWarning)
 	for _, s := range []string{"NCCL_DEBUG", "python_interpreter_path", "train"} {
 		if !strings.Contains(d.Summary, s) {
 			t.Errorf("warning %q should name %s", d.Summary, s)
 		}
 	}
-	r = mustPlan(t, head+"    actor: {node_group: train, placement: 0-1}\n", nodes(2), strategies.ModeHybrid)
+	r = mustPlan(t, head+"    actor: {node_group: train, placement: 0-1}\n", nodes(2), hybrid)
 	if findDiag(r.Diagnostics, model.WarnEnvNotApplied) != nil {
 		t.Error("no warning expected when placed through the group")
 	}
@@ -187,7 +187,7 @@ func TestD9_ModelParallelWarnings(t *testing.T) {
 	t.Run("node_group ignored", func(t *testing.T) {
 		src := "cluster:\n  num_nodes: 2\n  node_groups:\n    - {label: train, node_ranks: 1}\n  component_placement:\n" +
 			"    actor: {node_group: train, placement: 0-3}\n    rollout: {node_group: train, placement: 0-3}\n    reward: 0-3\n" + tp(1, 1)
-		r := mustPlan(t, src, nodes(4, 4), strategies.ModeDetect)
+		r := mustPlan(t, src, nodes(4, 4), detect)
 		wantDiag(t, r.Diagnostics, model.WarnMPNodeGroup, model.SeverityWarning)
 		// Packed over `cluster`: GPUs 0-3 are node 0's, not train's.
 		if got := nodesOf(comp(t, r, "actor").Placements); !reflect.DeepEqual(got, []int{0, 0, 0, 0}) {
@@ -195,15 +195,15 @@ func TestD9_ModelParallelWarnings(t *testing.T) {
 		}
 	})
 	t.Run("reward gaps", func(t *testing.T) {
-		r := mustPlan(t, mpYAML(1, "    actor,rollout: 0-3\n    reward: \"0,2\"\n", tp(1, 1)), nodes(4), strategies.ModeDetect)
+		r := mustPlan(t, mpYAML(1, "    actor,rollout: 0-3\n    reward: \"0,2\"\n", tp(1, 1)), nodes(4), detect)
 		wantDiag(t, r.Diagnostics, model.WarnMPRewardGaps, model.SeverityWarning)
 		if got := visible(comp(t, r, "reward").Placements); !reflect.DeepEqual(got, []string{"0", "1", "2"}) {
 			t.Errorf("reward visible %v, want 3 processes on 0,1,2", got)
 		}
 	})
 	t.Run("world size", func(t *testing.T) {
-		r := mustPlan(t, mpYAML(1, "    actor,rollout,reward: all\n", tp(2, 2)), nodes(8), strategies.ModeDetect)
-		wantDiag(t, r.Diagnostics, model.WarnMPWorldSize, model.SeverityWarning)
+		r := mustPlan(t, mpYAML(1, "    actor,rollout,reward: all\n", tp(2, 2)), nodes(8), detect)
+		wantDiag(t, r.Diagnostics, model.WarnMPWorldSize, model.SeverityNote)
 		rollout := comp(t, r, "rollout")
 		if rollout.RankMapWorldSize != 8 || len(rollout.Placements) != 4 {
 			t.Errorf("rollout: get_world_size %d, %d launched; want 8 and 4", rollout.RankMapWorldSize, len(rollout.Placements))
@@ -222,7 +222,7 @@ func TestD10_EmptyGroupAndUnknownKeys(t *testing.T) {
   component_placement:
     actor: all
 `
-	r := mustPlan(t, src, nodes(2), strategies.ModeHybrid)
+	r := mustPlan(t, src, nodes(2), hybrid)
 	wantDiag(t, r.Diagnostics, model.WarnEmptyGroup, model.SeverityWarning)
 	_, ds := grammar.LoadConfig("t.yaml", []byte(src), grammar.DefaultLimits)
 	d := wantDiag(t, ds, model.WarnUnknownKey, model.SeverityWarning)
@@ -230,7 +230,7 @@ func TestD10_EmptyGroupAndUnknownKeys(t *testing.T) {
 		t.Errorf("help %+v should suggest auto_scheduler", d.Help)
 	}
 	bad := strings.Replace(src, "actor: all", "actor: {node_group: spare, placement: 0}", 1)
-	wantDiag(t, checkDiags(t, bad, nodes(2), strategies.ModeHybrid), model.CodeEmptyGroup, model.SeverityError)
+	wantDiag(t, checkDiags(t, bad, nodes(2), hybrid), model.CodeEmptyGroup, model.SeverityError)
 }
 
 // D11: an env var key twice in one group, even on disjoint nodes, is an
@@ -251,7 +251,7 @@ func TestD11_EnvVarKeyPerGroup(t *testing.T) {
   component_placement:
     actor: all
 `
-	_, ds := grammar.LoadConfig("t.yaml", []byte(src), grammar.DefaultLimits)
+	ds := checkDiags(t, src, nodes(2, 2), hybrid)
 	d := wantDiag(t, ds, model.CodeEnvVarDuplicated, model.SeverityError)
 	if line, col := posOf(t, src, "NCCL_DEBUG", 1); d.Primary.Line != line || d.Primary.Col != col {
 		t.Errorf("at %s, want %d:%d", d.Primary, line, col)
@@ -293,7 +293,7 @@ func TestD13_InventoryRanksAsGiven(t *testing.T) {
 			t.Errorf("node %d: rank %d ip %s, want ip %s", r, inv.Nodes[r].Rank, inv.Nodes[r].IP, ip)
 		}
 	}
-	r := mustPlan(t, "cluster:\n  num_nodes: 2\n  component_placement:\n    actor: all\n", inv, strategies.ModeHybrid)
+	r := mustPlan(t, "cluster:\n  num_nodes: 2\n  component_placement:\n    actor: all\n", inv, hybrid)
 	actor := comp(t, r, "actor")
 	if got := nodesOf(actor.Placements); !reflect.DeepEqual(got, []int{0, 0, 1, 1, 1, 1}) {
 		t.Errorf("actor nodes %v", got)
@@ -310,7 +310,7 @@ func TestD13_InventoryRanksAsGiven(t *testing.T) {
 		if ordered[0].IP != "10.0.0.9" || ordered[1].IP != "10.0.0.10" || warn == "" {
 			t.Fatalf("order %v, warning %q", ordered, warn)
 		}
-		r := mustPlan(t, "cluster:\n  num_nodes: 2\n  component_placement:\n    actor: all\n", &model.Inventory{Nodes: ordered}, strategies.ModeHybrid)
+		r := mustPlan(t, "cluster:\n  num_nodes: 2\n  component_placement:\n    actor: all\n", &model.Inventory{Nodes: ordered}, hybrid)
 		if got := r.Cluster.Env(comp(t, r, "actor"), 0)["MASTER_ADDR"]; got != "10.0.0.9" {
 			t.Errorf("MASTER_ADDR %q, want the numerically first IP", got)
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/strategies"
 	"github.com/rlsolve/rlsolve/topology"
@@ -107,11 +108,11 @@ func scaleDocument(t testing.TB, g int) *strategies.Document {
 		t.Fatal(ds[0].Summary)
 	}
 	inv := topology.Uniform(g/8, 8, "bench")
-	res := strategies.PlanConfig(cfg, inv, strategies.Options{})
-	if res.Plan == nil {
-		t.Fatal(res.Diagnostics[0].Summary)
+	res, err := strategies.Expand(cfg, inv, strategies.Options{Class: model.ClassHybrid})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return res.NewDocument(inv, diag.JSON(res.Diagnostics))
+	return res.NewDocument(inv, diag.JSON(nil))
 }
 
 // TestWriteJSONScale: the 1,024-node benchmark layout (8,192 GPUs, 22,528

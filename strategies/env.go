@@ -1,6 +1,7 @@
 package strategies
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -143,7 +144,7 @@ func (c *Cluster) groupEnvVars(label string, node int) []model.EnvVar {
 		return nil
 	}
 	for _, ec := range g.Config.EnvConfigs {
-		if ec.HasEnvVars && containsInt(ec.NodeRanks, node) {
+		if ec.HasEnvVars && hasRank(ec.NodeRanks, node) {
 			return ec.EnvVars
 		}
 	}
@@ -159,7 +160,7 @@ func (c *Cluster) GroupEnv(label string, node int) map[string]string {
 		return nil
 	}
 	for _, ec := range g.Config.EnvConfigs {
-		if ec.HasEnvVars && containsInt(ec.NodeRanks, node) {
+		if ec.HasEnvVars && hasRank(ec.NodeRanks, node) {
 			out := make(map[string]string, len(ec.EnvVars))
 			for _, v := range ec.EnvVars {
 				out[v.Key] = v.Value
@@ -177,7 +178,7 @@ func (c *Cluster) Interpreter(label string, node int) string {
 		return ""
 	}
 	for _, ec := range g.Config.EnvConfigs {
-		if ec.HasInterpreter && containsInt(ec.NodeRanks, node) {
+		if ec.HasInterpreter && hasRank(ec.NodeRanks, node) {
 			return ec.Interpreter
 		}
 	}
@@ -198,4 +199,10 @@ func boolStr(b bool) string {
 		return "1"
 	}
 	return "0"
+}
+
+// hasRank reports whether sorted node ranks hold x.
+func hasRank(sorted []int, x int) bool {
+	_, ok := slices.BinarySearch(sorted, x)
+	return ok
 }

@@ -140,7 +140,7 @@ func TestEnvGroupEnvConfigs(t *testing.T) {
     rollout: {node_group: rollout, placement: 0-3}
     actor: 4-7
 `
-	r := mustPlan(t, src, nodes(4, 4), strategies.ModeHybrid)
+	r := mustPlan(t, src, nodes(4, 4), hybrid)
 	rollout, actor := comp(t, r, "rollout"), comp(t, r, "actor")
 	for i := range rollout.Placements {
 		env := r.Cluster.Env(rollout, i)

@@ -23,19 +23,19 @@ type Flexible struct {
 // where RLinf crashes (D7).
 func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 	if len(fx.HardwareRanks) == 0 {
-		return nil, fail(model.CodeEmptyRanks, -1, "the hardware_ranks_list must not be empty")
+		return nil, fail(-1, "the hardware_ranks_list must not be empty")
 	}
 	r, f := c.resolve(fx.NodeGroups)
 	if f != nil {
 		return nil, f
 	}
 	if !r.Typed {
-		f := fail(model.CodeNeedsHardware, -1, "flexible placement needs hardware ranks, but node group(s) %v have no hardware type", r.Labels())
+		f := fail(-1, "flexible placement needs hardware ranks, but node group(s) %v have no hardware type", r.Labels())
 		f.Why = "RLinf crashes with an AttributeError here (D7); use a CPU (node) placement or a group with GPUs or robots."
 		return nil, f
 	}
 	if r.Total == 0 {
-		return nil, fail(model.CodeNoHardware, -1, "no hardware found in node groups %v", r.Labels())
+		return nil, fail(-1, "no hardware found in node groups %v", r.Labels())
 	}
 	// One backing array for every worker's local ranks (and one for the
 	// visible devices of isolated accelerators) instead of one per worker;
@@ -50,19 +50,19 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 	var sorted []int     // scratch
 	for i, hw := range fx.HardwareRanks {
 		if len(hw) == 0 {
-			return nil, fail(model.CodeEmptyRanks, i, "worker %d has no hardware ranks", i)
+			return nil, fail(i, "worker %d has no hardware ranks", i)
 		}
 		// RLinf's order of checks: range, same node, unique, same type.
 		ws = ws[:0]
 		for _, h := range hw {
 			if h < 0 || h >= r.Total {
-				return nil, fail(model.CodeHardwareRange, i, "hardware rank %d is out of range: must be between 0 and %d across node groups %v", h, r.Total-1, r.Labels())
+				return nil, fail(i, "hardware rank %d is out of range: must be between 0 and %d across node groups %v", h, r.Total-1, r.Labels())
 			}
 			ws = append(ws, r.Locate(h))
 		}
 		for _, w := range ws[1:] {
 			if w.Node != ws[0].Node {
-				return nil, fail(model.CodeSpansNodes, i, "worker %d would get %s: one process cannot span nodes", i, perNode(hw, ws))
+				return nil, fail(i, "worker %d would get %s: one process cannot span nodes", i, perNode(hw, ws))
 			}
 		}
 		from := len(backing)
@@ -76,12 +76,12 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 		sort.Ints(sorted)
 		for k := 1; k < len(sorted); k++ {
 			if sorted[k] == sorted[k-1] {
-				return nil, fail(model.CodeProcessHardwareDup, i, "worker %d lists hardware rank %d twice", i, sorted[k])
+				return nil, fail(i, "worker %d lists hardware rank %d twice", i, sorted[k])
 			}
 		}
 		for _, w := range ws[1:] {
 			if w.Group.HardwareType != ws[0].Group.HardwareType {
-				return nil, fail(model.CodeMixedHardware, i, "worker %d mixes hardware types %s and %s", i, ws[0].Group.HardwareType, w.Group.HardwareType)
+				return nil, fail(i, "worker %d mixes hardware types %s and %s", i, ws[0].Group.HardwareType, w.Group.HardwareType)
 			}
 		}
 		for _, h := range sorted {
@@ -91,7 +91,7 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 		// ranks can still be one device. RLinf hands it out twice; rlsolve
 		// refuses (the worker would see the GPU twice in CUDA_VISIBLE_DEVICES).
 		if dev, dup := repeated(backing[from:]); dup {
-			return nil, fail(model.CodeProcessHardwareDup, i, "worker %d would get device %d of node %d twice (node groups %v share the node)", i, dev, ws[0].Node, r.Labels())
+			return nil, fail(i, "worker %d would get device %d of node %d twice (node groups %v share the node)", i, dev, ws[0].Node, r.Labels())
 		}
 		first := r.Locate(sorted[0])
 		procs[i] = flexProc{first: sorted[0], w: first, local: backing[from:len(backing):len(backing)]}

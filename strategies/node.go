@@ -17,7 +17,7 @@ type Node struct {
 // RLinf's string '0' (D12).
 func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 	if len(ns.NodeRanks) == 0 {
-		return nil, fail(model.CodeEmptyRanks, -1, "the node_ranks list must not be empty")
+		return nil, fail(-1, "the node_ranks list must not be empty")
 	}
 	labels := ns.NodeGroups
 	if len(labels) == 0 {
@@ -45,8 +45,7 @@ func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 			}
 			for _, n := range g.Nodes {
 				if o, ok := owner[n]; ok {
-					f := fail(model.CodeGroupsOverlap, -1, "node groups %q and %q both contain node %d: node placement across several groups needs disjoint node sets", o, l, n)
-					return nil, f
+					return nil, fail(-1, "node groups %q and %q both contain node %d: node placement across several groups needs disjoint node sets", o, l, n)
 				}
 				owner[n] = l
 			}
@@ -65,7 +64,7 @@ func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 	noRanks := []int{} // shared: it has no elements, so appending copies
 	for i, x := range idx {
 		if x < 0 || x >= len(flat) {
-			return nil, fail(model.CodeNodeIndexRange, i, "node index %d is out of range for node groups %v (%d nodes)", x, labels, len(flat))
+			return nil, fail(i, "node index %d is out of range for node groups %v (%d nodes)", x, labels, len(flat))
 		}
 		n := flat[x]
 		g := only

@@ -88,7 +88,7 @@ func TestNodeFacts(t *testing.T) {
 	})
 	t.Run("fact 19: 2x1 Node([0,2],node)", func(t *testing.T) {
 		ps, f := strategies.Node{NodeRanks: []int{0, 2}, NodeGroups: []string{"node"}}.Place(strategies.NewCluster(nodes(1, 1), nil), true)
-		wantFailure(t, ps, f, model.CodeNodeIndexRange, 1)
+		wantFailure(t, ps, f, "node index", 1)
 	})
 	t.Run("fact 36: Node([0,1],[a,b]) isolate false", func(t *testing.T) {
 		ps := mustPlace(t)(strategies.Node{NodeRanks: []int{0, 1}, NodeGroups: []string{"a", "b"}}.Place(abCluster(t), false))
@@ -109,7 +109,7 @@ func TestNodeRefusals(t *testing.T) {
 		process int
 	}{
 		{"empty", plain(4), strategies.Node{}, model.CodeEmptyRanks, -1},
-		{"negative index", plain(4), strategies.Node{NodeRanks: []int{-1}}, model.CodeNodeIndexRange, 0},
+		{"negative index", plain(4), strategies.Node{NodeRanks: []int{-1}}, "node index", 0},
 		{"groups [b,a] go down", abCluster, strategies.Node{NodeRanks: []int{0, 1}, NodeGroups: []string{"b", "a"}}, model.CodeNodeOrder, 1},
 		{"overlapping groups", abCluster, strategies.Node{NodeRanks: []int{0}, NodeGroups: []string{"a", "cluster"}}, model.CodeGroupsOverlap, -1},
 		{"unknown group", plain(4), strategies.Node{NodeRanks: []int{0}, NodeGroups: []string{"nope"}}, model.CodeUnknownGroup, -1},

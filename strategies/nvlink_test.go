@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"github.com/rlsolve/rlsolve/model"
-	"github.com/rlsolve/rlsolve/strategies"
 )
 
 // nvlinkNode gives node i of inv devices whose NVLink peers are the given
@@ -31,12 +30,13 @@ func nvlinkNode(inv *model.Inventory, i int, pairs [][2]int) *model.Inventory {
 
 func nvlinkWarnings(t *testing.T, src string, inv *model.Inventory) model.Diagnostics {
 	t.Helper()
-	cfg := loadConfig(t, src)
-	r := strategies.PlanConfig(cfg, inv, strategies.Options{})
-	if r.Diagnostics.HasErrors() {
-		t.Fatalf("plan fails: %s", diagText(r.Diagnostics))
+	var out model.Diagnostics
+	for _, d := range mustPlan(t, src, inv, detect).Diagnostics {
+		if d.Code == model.WarnTPNoNVLink {
+			out = append(out, d)
+		}
 	}
-	return strategies.NVLinkWarnings(cfg, r)
+	return out
 }
 
 const mpRollout4 = `cluster:

@@ -31,16 +31,16 @@ func (p Packed) Check() *Failure {
 	nhpp, stride := p.norm()
 	switch {
 	case p.Start < 0:
-		return fail(model.CodeRankOutOfRange, -1, "the start hardware rank %d must be non-negative", p.Start)
+		return fail(-1, "the start hardware rank %d must be non-negative", p.Start)
 	case p.End < 0:
-		return fail(model.CodeRankOutOfRange, -1, "the end hardware rank %d must be non-negative", p.End)
+		return fail(-1, "the end hardware rank %d must be non-negative", p.End)
 	case p.End < p.Start:
-		return fail(model.CodeRankReversed, -1, "the end hardware rank %d must be at least the start hardware rank %d", p.End, p.Start)
+		return fail(-1, "the end hardware rank %d must be at least the start hardware rank %d", p.End, p.Start)
 	case nhpp < 1 || stride < 1:
-		return fail(model.CodeInvalidValue, -1, "num_hardware_per_process (%d) and stride (%d) must be at least 1", nhpp, stride)
+		return fail(-1, "num_hardware_per_process (%d) and stride (%d) must be at least 1", nhpp, stride)
 	}
 	if n := p.End - p.Start + 1; n%(nhpp*stride) != 0 {
-		return fail(model.CodePackedDivisible, -1, "the number of hardware %d must be divisible by num_hardware_per_process * stride (%d)", n, nhpp*stride)
+		return fail(-1, "the number of hardware %d must be divisible by num_hardware_per_process * stride (%d)", n, nhpp*stride)
 	}
 	return nil
 }
@@ -57,10 +57,10 @@ func (p Packed) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 		return nil, f
 	}
 	if p.Start >= r.Total || p.End >= r.Total {
-		return nil, fail(model.CodeHardwareRange, -1, "hardware ranks [%d, %d] exceed the %d available across node groups %v", p.Start, p.End, r.Total, r.Labels())
+		return nil, fail(-1, "hardware ranks [%d, %d] exceed the %d available across node groups %v", p.Start, p.End, r.Total, r.Labels())
 	}
 	if !r.Typed {
-		return nil, fail(model.CodeNeedsHardware, -1, "packed placement needs hardware, but a selected node group (%v) has none", r.Labels())
+		return nil, fail(-1, "packed placement needs hardware, but a selected node group (%v) has none", r.Labels())
 	}
 	used := make([]bool, r.Total)
 	out := make([]model.Placement, 0, (p.End-p.Start+1)/nhpp)
@@ -71,10 +71,10 @@ func (p Packed) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 		if last := w.Local + (nhpp-1)*stride; last >= count {
 			if h := cur + (nhpp-1)*stride; h < r.Total {
 				if w2 := r.Locate(h); w2.Node == w.Node && w2.Group.HardwareType != t {
-					return nil, fail(model.CodeMixedHardware, len(out), "worker %d would mix %s and %s on node %d", len(out), model.HardwareUnit(t), model.HardwareUnit(w2.Group.HardwareType), w.Node)
+					return nil, fail(len(out), "worker %d would mix %s and %s on node %d", len(out), model.HardwareUnit(t), model.HardwareUnit(w2.Group.HardwareType), w.Node)
 				}
 			}
-			f := fail(model.CodeSpansNodes, len(out),
+			f := fail(len(out),
 				"worker %d would need %s %s on node %d, but the node has %d (%s): one process cannot span nodes",
 				len(out), deviceList(w.Local, nhpp, stride), model.HardwareUnit(t), w.Node, count, countRange(count))
 			f.Why = "RLinf's own check is off by one here and would hand out a device index the node does not have (D1)."

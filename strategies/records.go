@@ -39,7 +39,7 @@ func finishRuns(ps []model.Placement, ascending bool) *Failure {
 		}
 		if i < len(ps) {
 			if ascending && ps[i].ClusterNodeRank < ps[start].ClusterNodeRank {
-				return fail(model.CodeNodeOrder, i,
+				return fail(i,
 					"worker %d lands on node %d after a worker on node %d: placements must be sorted by node (list node groups in ascending node order)",
 					i, ps[i].ClusterNodeRank, ps[start].ClusterNodeRank)
 			}

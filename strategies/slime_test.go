@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
+	"github.com/rlsolve/rlsolve/solver"
 )
 
 // slimeCfg builds a config from key=value pairs (bools: key=1).
@@ -43,13 +45,28 @@ func actorWhere(t *testing.T, r *SlimeResult) []where {
 	return out
 }
 
-func mustPlan(t *testing.T, cfg *model.SlimeConfig, topo *model.SlimeTopology) *SlimeResult {
+// slimeCheck judges a layout as the pipeline does (the rules, by the
+// solver) and expands it when valid, with the warnings on its plan.
+func slimeCheck(t *testing.T, cfg *model.SlimeConfig, topo *model.SlimeTopology) (*SlimeResult, model.Diagnostics) {
 	t.Helper()
-	r := PlanSlime(cfg, topo, SlimeOptions{})
-	if r.Diagnostics.HasErrors() || r.Plan == nil {
-		t.Fatalf("plan failed: %+v", r.Diagnostics)
+	res, err := solver.Check(rules.Slime(cfg, topo, 0), solver.Options{NoFixes: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return r
+	if res.Diagnostics.HasErrors() {
+		return nil, res.Diagnostics
+	}
+	r := PlanSlime(cfg, topo)
+	return r, append(res.Diagnostics, rules.SlimeWarnings(cfg, topo, r.Layout)...)
+}
+
+func mustPlan(t *testing.T, cfg *model.SlimeConfig, topo *model.SlimeTopology) (*SlimeResult, model.Diagnostics) {
+	t.Helper()
+	r, ds := slimeCheck(t, cfg, topo)
+	if ds.HasErrors() || r == nil {
+		t.Fatalf("plan failed: %+v", ds)
+	}
+	return r, ds
 }
 
 // The example: 2 x 8 actor, 8 rollout GPUs in engines of 2,
@@ -57,7 +74,7 @@ func mustPlan(t *testing.T, cfg *model.SlimeConfig, topo *model.SlimeTopology) *
 func TestSlimeDisaggregated(t *testing.T) {
 	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorNumNodes: 2, model.SlimeActorGPUsPerNode: 8,
 		model.SlimeRolloutNumGPUs: 8, model.SlimeRolloutGPUsPerEngine: 2})
-	r := mustPlan(t, cfg, uniformTopo(3, 8))
+	r, _ := mustPlan(t, cfg, uniformTopo(3, 8))
 	if r.Layout.NumBundles != 24 || r.Layout.RolloutOffset != 16 || r.Plan.Mode != model.ModeDisaggregated {
 		t.Fatalf("layout %d bundles, offset %d, mode %s", r.Layout.NumBundles, r.Layout.RolloutOffset, r.Plan.Mode)
 	}
@@ -82,7 +99,7 @@ func TestSlimeDisaggregated(t *testing.T) {
 
 func TestSlimeColocate(t *testing.T) {
 	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeColocate: 1, model.SlimeActorNumNodes: 2, model.SlimeRolloutGPUsPerEngine: 4})
-	r := mustPlan(t, cfg, uniformTopo(2, 8))
+	r, _ := mustPlan(t, cfg, uniformTopo(2, 8))
 	if r.Layout.NumBundles != 16 || r.Layout.RolloutOffset != 0 || r.Plan.Mode != model.ModeCollocated {
 		t.Fatalf("layout %+v", r.Layout)
 	}
@@ -101,11 +118,11 @@ func TestSlimeColocate(t *testing.T) {
 }
 
 func TestSlimeTrainAndRolloutOnly(t *testing.T) {
-	r := mustPlan(t, slimeCfg(map[model.SlimeKey]int{model.SlimeTrainOnly: 1, model.SlimeActorGPUsPerNode: 4}), uniformTopo(1, 8))
+	r, _ := mustPlan(t, slimeCfg(map[model.SlimeKey]int{model.SlimeTrainOnly: 1, model.SlimeActorGPUsPerNode: 4}), uniformTopo(1, 8))
 	if r.Plan.Mode != model.ModeTrainOnly || r.Plan.Component("rollout") != nil || len(r.Plan.Component("actor").Placements) != 4 || r.Layout.NumBundles != 4 {
 		t.Errorf("train-only: %+v", r.Plan)
 	}
-	r = mustPlan(t, slimeCfg(map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 4, model.SlimeRolloutGPUsPerEngine: 2}), uniformTopo(1, 8))
+	r, _ = mustPlan(t, slimeCfg(map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 4, model.SlimeRolloutGPUsPerEngine: 2}), uniformTopo(1, 8))
 	if r.Plan.Mode != model.ModeRolloutOnly || r.Plan.Component("actor") != nil || r.Layout.RolloutOffset != 0 || len(r.Layout.Engines) != 2 {
 		t.Errorf("rollout-only: %+v", r.Layout)
 	}
@@ -116,7 +133,7 @@ func TestSlimeTrainAndRolloutOnly(t *testing.T) {
 func TestSlimeMidNodeFourGPU(t *testing.T) {
 	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorGPUsPerNode: 2, model.SlimeRolloutNumGPUs: 6,
 		model.SlimeRolloutGPUsPerEngine: 2, model.SlimeNumGPUsPerNode: 4})
-	r := mustPlan(t, cfg, uniformTopo(2, 4))
+	r, ds := mustPlan(t, cfg, uniformTopo(2, 4))
 	type eng struct {
 		node, base, port int
 		addr             string
@@ -131,11 +148,11 @@ func TestSlimeMidNodeFourGPU(t *testing.T) {
 	}
 	// slime's rank arithmetic would put engine 1 on node 0: a warning.
 	var warned bool
-	for _, d := range r.Diagnostics {
+	for _, d := range ds {
 		warned = warned || d.Code == model.WarnSlimeRankNode && strings.Contains(d.Summary, "engine 1")
 	}
 	if !warned {
-		t.Errorf("no rank-arithmetic warning: %+v", r.Diagnostics)
+		t.Errorf("no rank-arithmetic warning: %+v", ds)
 	}
 	// Records: rollout ranks per engine, with hosts from the inventory.
 	doc := r.NewDocument(&model.Inventory{Source: "t"}, []any{})
@@ -148,9 +165,9 @@ func TestSlimeMidNodeFourGPU(t *testing.T) {
 // The default --num-gpus-per-node (8) on 4-GPU nodes is an error.
 func TestSlimeWrongNodeSize(t *testing.T) {
 	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorGPUsPerNode: 4, model.SlimeRolloutNumGPUs: 4, model.SlimeRolloutGPUsPerEngine: 2})
-	r := PlanSlime(cfg, uniformTopo(2, 4), SlimeOptions{})
-	if r.Plan != nil || len(r.Diagnostics) != 1 || r.Diagnostics[0].Code != model.CodeSlimeNodeSize {
-		t.Fatalf("%+v", r.Diagnostics)
+	r, ds := slimeCheck(t, cfg, uniformTopo(2, 4))
+	if r != nil || len(ds) != 1 || ds[0].Code != model.CodeSlimeNodeSize {
+		t.Fatalf("%+v", ds)
 	}
 }
 
@@ -158,7 +175,7 @@ func TestSlimeWrongNodeSize(t *testing.T) {
 // node's dist_init_addr; the ports are on the first node only.
 func TestSlimeTwoNodeEngines(t *testing.T) {
 	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorNumNodes: 1, model.SlimeRolloutNumGPUs: 32, model.SlimeRolloutGPUsPerEngine: 16})
-	r := mustPlan(t, cfg, uniformTopo(5, 8))
+	r, _ := mustPlan(t, cfg, uniformTopo(5, 8))
 	if len(r.Layout.Engines) != 2 {
 		t.Fatal(r.Layout.Engines)
 	}
@@ -177,8 +194,8 @@ func TestSlimeTwoNodeEngines(t *testing.T) {
 	}
 	// 12-GPU engines cannot span whole 8-GPU nodes.
 	cfg.Values[model.SlimeRolloutNumGPUs].Value, cfg.Values[model.SlimeRolloutGPUsPerEngine].Value = 24, 12
-	if r := PlanSlime(cfg, uniformTopo(5, 8), SlimeOptions{}); r.Plan != nil || r.Diagnostics[0].Code != model.CodeSlimeStraddle {
-		t.Errorf("12-GPU engines: %+v", r.Diagnostics)
+	if r, ds := slimeCheck(t, cfg, uniformTopo(5, 8)); r != nil || ds[0].Code != model.CodeSlimeStraddle {
+		t.Errorf("12-GPU engines: %+v", ds)
 	}
 }
 
@@ -191,7 +208,7 @@ func TestSlimeStableOrder(t *testing.T) {
 	}
 	topo := model.NewSlimeTopology(nodes, []int{1, 0})
 	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeTrainOnly: 1, model.SlimeActorGPUsPerNode: 4})
-	r := mustPlan(t, cfg, topo)
+	r, _ := mustPlan(t, cfg, topo)
 	got := actorWhere(t, r)
 	want := []where{{1, 0}, {1, 1}, {0, 1}, {0, 3}}
 	if !reflect.DeepEqual(got, want) {
@@ -215,17 +232,17 @@ func TestSlimeDirectErrors(t *testing.T) {
 		{map[model.SlimeKey]int{model.SlimeTrainOnly: 1, model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 8}, model.CodeSlimeModes},
 		{map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 16, model.SlimeRolloutGPUsPerEngine: 2, model.SlimeDPSize: 5000}, model.CodeSlimePortRange},
 	} {
-		r := PlanSlime(slimeCfg(c.kv), uniformTopo(4, 8), SlimeOptions{})
-		if r.Plan != nil || len(r.Diagnostics) == 0 || r.Diagnostics[0].Code != c.code {
-			t.Errorf("%v: %+v, want %s", c.kv, r.Diagnostics, c.code)
+		r, ds := slimeCheck(t, slimeCfg(c.kv), uniformTopo(4, 8))
+		if r != nil || len(ds) == 0 || ds[0].Code != c.code {
+			t.Errorf("%v: %+v, want %s", c.kv, ds, c.code)
 		}
 	}
 	// Two inventory nodes with one address plan overlapping ports.
 	topo := uniformTopo(2, 8)
 	topo.Nodes[1].IP = topo.Nodes[0].IP
-	r := PlanSlime(slimeCfg(map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 16, model.SlimeRolloutGPUsPerEngine: 8}), topo, SlimeOptions{})
-	if r.Plan != nil || r.Diagnostics[0].Code != model.CodeSlimePortOverlap {
-		t.Errorf("overlap: %+v", r.Diagnostics)
+	r, ds := slimeCheck(t, slimeCfg(map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 16, model.SlimeRolloutGPUsPerEngine: 8}), topo)
+	if r != nil || ds[0].Code != model.CodeSlimePortOverlap {
+		t.Errorf("overlap: %+v", ds)
 	}
 }
 
@@ -233,7 +250,7 @@ func TestSlimeDirectErrors(t *testing.T) {
 // and per record, plus slime's.
 func TestSlimeDocumentShape(t *testing.T) {
 	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeRolloutNumGPUs: 8, model.SlimeRolloutGPUsPerEngine: 2})
-	r := mustPlan(t, cfg, uniformTopo(2, 8))
+	r, _ := mustPlan(t, cfg, uniformTopo(2, 8))
 	b, err := json.Marshal(r.NewDocument(&model.Inventory{Source: "t"}, []any{}))
 	if err != nil {
 		t.Fatal(err)

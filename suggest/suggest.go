@@ -9,7 +9,6 @@ import (
 
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
-	"github.com/rlsolve/rlsolve/strategies"
 )
 
 // Modes of a suggestion.
@@ -367,11 +366,11 @@ func (p *problem) verifyAll(cs []cand) error {
 // check with neither errors nor warnings. why is the first problem found.
 func (p *problem) check(c cand) (ok bool, why string, err error) {
 	s := p.render(c)
-	mode := strategies.ModeModelParallel
+	class := model.ClassModelParallel
 	if p.em != nil {
-		mode = strategies.ModeHybrid
+		class = model.ClassHybrid
 	}
-	o := pipeline.CheckBytes("suggestion.yaml", s.Config, pipeline.Options{Inventory: p.cl.Inventory, GPUsPerNode: -1, Mode: mode, SolverBudget: p.opt.SolverBudget})
+	o := pipeline.CheckBytes("suggestion.yaml", s.Config, pipeline.Options{Inventory: p.cl.Inventory, GPUsPerNode: -1, Class: class, SolverBudget: p.opt.SolverBudget})
 	if o.Budget {
 		return false, "", &BudgetError{Err: "the solver ran out of time re-checking a suggestion; raise --solver-budget"}
 	}

@@ -38,6 +38,18 @@ func OrderWithHead(nodes []model.Node, head int) ([]model.Node, string) {
 	return out, ""
 }
 
+// RLinfOrderWarning is the D13 warning for a config whose nodes RLinf would
+// number differently from the inventory's ranks (nil when it would not),
+// pointing at at (the config's num_nodes).
+func RLinfOrderWarning(nodes []model.Node, at model.Span) *model.Diagnostic {
+	msg := RLinfOrderDiffers(nodes)
+	if msg == "" {
+		return nil
+	}
+	return &model.Diagnostic{Code: model.WarnNodeOrderRLinf, Severity: model.SeverityWarning, Summary: msg, Primary: at, PrimaryLabel: "these nodes",
+		Why: "RLinf sorts node IPs as strings (10.0.0.10 before 10.0.0.2) and groups them by accelerator type (D13)."}
+}
+
 // RLinfOrderDiffers compares an inventory's ranks with the order RLinf
 // gives the same nodes when RLINF_NODE_RANK is not set (IPs as strings,
 // grouped by accelerator type; the head node unknown). It returns a

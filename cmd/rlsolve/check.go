@@ -34,27 +34,16 @@ on stdout instead.`,
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := in.strategyMode(); err != nil {
+			if _, err := in.class(); err != nil {
 				return err
-			}
-			if in.slime != "" || pipeline.AnySlimeFile(args) {
-				return checkSlime(&in, args, output)
 			}
 			switch output {
 			case "text", "short", "json", "sarif":
 			default:
 				return usageErrorf("--output must be text, short, json or sarif, not %q", output)
 			}
-			inv, bad := in.loadInventory()
-			var outs []*pipeline.Outcome
-			if bad != nil {
-				outs = append(outs, bad)
-			} else {
-				for _, f := range args {
-					outs = append(outs, in.analyze(f, inv))
-				}
-			}
-			if err := printCheck(outs, output, in.strict); err != nil {
+			outs, src := in.checkAll(args)
+			if err := printCheck(outs, src, output, in.strict); err != nil {
 				return err
 			}
 			return exitFor(outs, in.strict)
@@ -66,14 +55,13 @@ on stdout instead.`,
 	return c
 }
 
-func printCheck(outs []*pipeline.Outcome, output string, strict bool) error {
+func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, strict bool) error {
 	var all model.Diagnostics
 	for _, o := range outs {
 		all = append(all, o.Diagnostics...)
 	}
 	switch output {
 	case "text":
-		src := diag.DiskSources()
 		for _, o := range outs {
 			diag.Text(os.Stderr, o.Diagnostics, src, useColor())
 			diag.Summary(os.Stderr, o.Diagnostics, o.File)
@@ -102,48 +90,26 @@ func strictNote(o *pipeline.Outcome, strict bool) {
 	}
 }
 
-// checkSlime checks slime layouts: the --slime flags (with FILEs that add
-// keys or an inventory), or FILEs with a top-level slime: key; other FILEs
-// are RLinf configs as usual. Text output shows the --slime string in code
-// frames.
-func checkSlime(in *inputFlags, args []string, output string) error {
-	switch output {
-	case "text", "short", "json", "sarif":
-	default:
-		return usageErrorf("--output must be text, short, json or sarif, not %q", output)
-	}
+// checkAll checks every FILE (or the --slime flags alone), each read
+// once; the sources hold the --slime string for code frames.
+func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources) {
 	src := diag.DiskSources()
 	inv, bad := in.loadInventory()
-	var outs []*pipeline.Outcome
 	if bad != nil {
-		outs = append(outs, bad)
-	} else {
-		files := args
-		if len(files) == 0 {
-			files = []string{""}
-		}
-		for _, f := range files {
-			if in.slime == "" && !pipeline.IsSlimeFile(f) {
-				outs = append(outs, in.analyze(f, inv))
-				continue
-			}
-			so := pipeline.CheckSlime(in.slime, f, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, SolverBudget: in.budget})
-			for name, text := range so.Sources {
-				src.Files[name] = text
-			}
-			outs = append(outs, so.Outcome)
-		}
+		return []*pipeline.Outcome{bad}, src
 	}
-	if output != "text" {
-		if err := printCheck(outs, output, in.strict); err != nil {
-			return err
+	files := args
+	if len(files) == 0 {
+		files = []string{""}
+	}
+	class, _ := in.class()
+	var outs []*pipeline.Outcome
+	for _, f := range files {
+		o, _ := pipeline.Check(f, in.slime, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget})
+		for name, text := range o.Sources {
+			src.Files[name] = text
 		}
-		return exitFor(outs, in.strict)
+		outs = append(outs, o)
 	}
-	for _, o := range outs {
-		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-		diag.Summary(os.Stderr, o.Diagnostics, o.File)
-		strictNote(o, in.strict)
-	}
-	return exitFor(outs, in.strict)
+	return outs, src
 }

@@ -6,7 +6,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/pipeline"
-	"github.com/rlsolve/rlsolve/strategies"
+	"github.com/rlsolve/rlsolve/model"
 	"github.com/spf13/cobra"
 )
 
@@ -52,7 +52,7 @@ func configComponents(args []string) []string {
 	if len(args) == 0 {
 		return nil
 	}
-	data, d := pipeline.ReadFile(args[0], grammar.DefaultLimits)
+	data, d := grammar.ReadFile(args[0], grammar.DefaultLimits)
 	if d != nil {
 		return nil
 	}
@@ -80,11 +80,8 @@ func workerRanks(cmd *cobra.Command, args []string) []string {
 			opt.GPUsPerNode = n
 		}
 	}
-	switch f, _ := cmd.Flags().GetString("mode"); f {
-	case "hybrid":
-		opt.Mode = strategies.ModeHybrid
-	case "model-parallel", "modelparallel", "mp":
-		opt.Mode = strategies.ModeModelParallel
+	if f, _ := cmd.Flags().GetString("mode"); f != "" {
+		opt.Class, _ = model.ParseClass(f)
 	}
 	if f, _ := cmd.Flags().GetString("inventory"); f != "" {
 		inv, bad := pipeline.LoadInventory(f, grammar.DefaultLimits)

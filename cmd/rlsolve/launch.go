@@ -83,7 +83,7 @@ Exit status: 0 when every worker exits 0; 1 invalid config; 2 usage or I/O;
 }
 
 func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
-	if _, err := f.in.strategyMode(); err != nil {
+	if _, err := f.in.class(); err != nil {
 		return err
 	}
 	files, tail := args, []string(nil)

@@ -93,7 +93,7 @@ func TestLimitsExitCodes(t *testing.T) {
 			"error[RLS-E0107]: num_nodes is 65537; rlsolve handles at most 65536 nodes"},
 		{"inventory nodes", []string{"check", good, "--inventory", file("many.yaml", manyNodes)}, 1, "65536"},
 		{"processes per component", []string{"plan", file("procs.yaml", strings.Replace(cfg, "all", `"0:0-1048576"`, 1)), "--gpus-per-node", "8"}, 1,
-			"error[RLS-E0107]: actor: 1048577 processes in one component; the limit is 1048576"},
+			"error[RLS-E0111]: actor: 1048577 processes in one component; the limit is 1048576"},
 		{"rank value", []string{"check", file("rank.yaml", strings.Replace(cfg, "all", `"0-100000001"`, 1)), "--gpus-per-node", "8"}, 1, "100000001"},
 		{"string length", []string{"check", file("long.yaml", strings.Replace(cfg, "all", `"`+strings.Repeat("0,", 40000)+`0"`, 1))}, 1,
 			"bytes long; the limit is 65536"},

@@ -4,12 +4,12 @@ import (
 	"fmt"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
-	"github.com/rlsolve/rlsolve/strategies"
 	"github.com/spf13/cobra"
 )
 
@@ -30,21 +30,28 @@ func (f *inputFlags) register(c *cobra.Command) {
 	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes")
 	f.gpusPerNode = -1
 	c.Flags().Var((*optionalInt)(&f.gpusPerNode), "gpus-per-node", "assume `N` identical NVIDIA GPUs per node (0 for CPU-only)")
-	c.Flags().StringVar(&f.mode, "mode", "", "placement mode: hybrid or model-parallel (default: model-parallel when the config sets TP sizes)")
+	c.Flags().StringVar(&f.mode, "mode", "", "placement class: "+classNames()+" (default: inferred from the config)")
 	c.Flags().BoolVar(&f.strict, "strict", false, "treat warnings as errors")
 	c.Flags().DurationVar(&f.budget, "solver-budget", 10*time.Second, "time the solver may take before giving up (exit 3)")
 }
 
-func (f *inputFlags) strategyMode() (strategies.Mode, error) {
-	switch f.mode {
-	case "":
-		return strategies.ModeDetect, nil
-	case "hybrid":
-		return strategies.ModeHybrid, nil
-	case "model-parallel", "modelparallel", "mp":
-		return strategies.ModeModelParallel, nil
+// class is --mode's placement class ("" to infer it from the config).
+func (f *inputFlags) class() (model.PlacementClass, error) {
+	if f.mode == "" {
+		return "", nil
 	}
-	return "", usageErrorf("--mode must be hybrid or model-parallel, not %q", f.mode)
+	if c, ok := model.ParseClass(f.mode); ok {
+		return c, nil
+	}
+	return "", usageErrorf("--mode must be one of %s, not %q", classNames(), f.mode)
+}
+
+func classNames() string {
+	var out []string
+	for _, k := range model.Classes {
+		out = append(out, string(k.Class))
+	}
+	return strings.Join(out, ", ")
 }
 
 // loadInventory reads --inventory once for all files.
@@ -57,8 +64,8 @@ func (f *inputFlags) loadInventory() (*model.Inventory, *pipeline.Outcome) {
 
 // analyze runs the whole pipeline on one config file.
 func (f *inputFlags) analyze(file string, inv *model.Inventory) *pipeline.Outcome {
-	mode, _ := f.strategyMode()
-	return pipeline.CheckFile(file, pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Mode: mode, SolverBudget: f.budget})
+	class, _ := f.class()
+	return pipeline.CheckFile(file, pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Class: class, SolverBudget: f.budget})
 }
 
 // optionalInt is an int flag whose unset value (-1) is not shown as a
@@ -96,7 +103,7 @@ func exitFor(outcomes []*pipeline.Outcome, strict bool) error {
 	code := exitOK
 	for _, o := range outcomes {
 		switch {
-		case o.Budget:
+		case o.Budget || o.Internal:
 			code = max(code, exitInternal)
 		case o.IOError:
 			code = max(code, exitUsage)

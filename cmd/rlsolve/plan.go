@@ -37,11 +37,23 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 			return cobra.ExactArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := in.strategyMode(); err != nil {
+			if _, err := in.class(); err != nil {
 				return err
 			}
-			if in.slime != "" || pipeline.AnySlimeFile(args) {
-				return planSlime(&in, args, output, component, rank)
+			inv, bad := in.loadInventory()
+			if bad != nil {
+				diag.Text(os.Stderr, bad.Diagnostics, diag.DiskSources(), useColor())
+				diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
+				return exitFor([]*pipeline.Outcome{bad}, in.strict)
+			}
+			file := ""
+			if len(args) > 0 {
+				file = args[0]
+			}
+			class, _ := in.class()
+			o, so := pipeline.Check(file, in.slime, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget})
+			if so != nil {
+				return planSlime(&in, so, output, component, rank)
 			}
 			switch output {
 			case "table", "text", "json", "yaml", "svg", "html":
@@ -52,14 +64,11 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 			default:
 				return usageErrorf("--output must be table, json, yaml or env, not %q (or svg or html for a picture)", output)
 			}
-			inv, bad := in.loadInventory()
-			if bad != nil {
-				diag.Text(os.Stderr, bad.Diagnostics, diag.DiskSources(), useColor())
-				diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-				return exitFor([]*pipeline.Outcome{bad}, in.strict)
+			src := diag.DiskSources()
+			for name, text := range o.Sources {
+				src.Files[name] = text
 			}
-			o := in.analyze(args[0], inv)
-			diag.Text(os.Stderr, o.Diagnostics, diag.DiskSources(), useColor())
+			diag.Text(os.Stderr, o.Diagnostics, src, useColor())
 			if o.Failed(in.strict) || o.Result == nil || o.Result.Plan == nil {
 				diag.Summary(os.Stderr, o.Diagnostics, o.File)
 				strictNote(o, in.strict)
@@ -147,7 +156,7 @@ func shellQuote(s string) string {
 // planSlime plans a slime layout (--slime flags and/or a FILE with a slime:
 // key): the same document shape as for RLinf configs, with each worker's
 // bundles and GPU request, and the engines' ports.
-func planSlime(in *inputFlags, args []string, output, component string, rank int) error {
+func planSlime(in *inputFlags, so *pipeline.SlimeOutcome, output, component string, rank int) error {
 	switch output {
 	case "table", "text", "json", "yaml":
 	case "env":
@@ -158,17 +167,6 @@ func planSlime(in *inputFlags, args []string, output, component string, rank int
 		return usageErrorf("--output must be table, json, yaml or env for a slime layout, not %q", output)
 	}
 	src := diag.DiskSources()
-	inv, bad := in.loadInventory()
-	if bad != nil {
-		diag.Text(os.Stderr, bad.Diagnostics, src, useColor())
-		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return exitFor([]*pipeline.Outcome{bad}, in.strict)
-	}
-	file := ""
-	if len(args) > 0 {
-		file = args[0]
-	}
-	so := pipeline.CheckSlime(in.slime, file, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, SolverBudget: in.budget})
 	for name, text := range so.Sources {
 		src.Files[name] = text
 	}

@@ -124,7 +124,7 @@ func runSuggest(f *suggestFlags, args []string) error {
 	spec := suggest.DefaultSpec()
 	if len(args) == 1 {
 		file = args[0]
-		data, d := pipeline.ReadFile(file, grammar.DefaultLimits)
+		data, d := grammar.ReadFile(file, grammar.DefaultLimits)
 		if d != nil {
 			return reportDiags(model.Diagnostics{*d}, file, exitUsage)
 		}

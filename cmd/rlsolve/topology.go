@@ -13,7 +13,6 @@ import (
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
-	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/topology"
 	"github.com/spf13/cobra"
 )
@@ -245,7 +244,7 @@ func topologySlurm(cmd *cobra.Command, f *topologyFlags, run topology.Runner) er
 }
 
 func topologyRay(cmd *cobra.Command, f *topologyFlags) error {
-	data, d := pipeline.ReadFile(f.ray, grammar.DefaultLimits)
+	data, d := grammar.ReadFile(f.ray, grammar.DefaultLimits)
 	if d != nil {
 		return usageErrorf("topology --ray: %s", d.Summary)
 	}
@@ -288,7 +287,7 @@ rank, host name or GPU UUID are errors that point at both files (exit 1).`,
 			var inputs []topology.MergeInput
 			files := map[string][]byte{}
 			for _, file := range args {
-				data, d := pipeline.ReadFile(file, grammar.DefaultLimits)
+				data, d := grammar.ReadFile(file, grammar.DefaultLimits)
 				if d != nil {
 					diag.Text(cmd.ErrOrStderr(), model.Diagnostics{*d}, diag.MapSources(nil), useColor())
 					return &exitError{code: exitUsage}

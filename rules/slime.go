@@ -1,27 +1,18 @@
-package solver
+package rules
 
 import (
 	"fmt"
-	"sort"
 	"strconv"
-	"time"
 
 	"github.com/rlsolve/rlsolve/model"
 )
 
-// slime's rules (../shared/spec/slime.md) compiled like RLinf's: each given
-// flag is a fact whose selector, when false, puts the flag back to its
-// default; each rule is a predicate over the flags it reads, evaluated on
-// the inventory's stable order. A conflict is then a minimal set of flags:
-// with those flags as given, whatever the others are, the rule fails, and
-// dropping any one of them lets it hold.
-
-func init() {
-	for _, c := range []string{model.CodeSlimeModes, model.CodeSlimeFit, model.CodeSlimeEngineDivides, model.CodeSlimeStraddle,
-		model.CodeSlimeNodeSize, model.CodeSlimeColocate, model.CodeSlimePortRange, model.CodeSlimePortOverlap} {
-		covered[c] = true
-	}
-}
+// slime's rules (../shared/spec/slime.md) as RLinf's are: each given flag
+// is a fact whose absence puts the flag back to its default; each rule is
+// a predicate over the flags it reads, evaluated on the inventory's stable
+// order. A conflict is then a minimal set of flags: with those flags as
+// given, whatever the others are, the rule fails, and dropping any one of
+// them lets it hold.
 
 // slimeViolation is a failed slime rule, explained on the given flags.
 type slimeViolation struct {
@@ -46,69 +37,50 @@ type slimeFix struct {
 
 type slimeRule struct {
 	name  string
+	code  string
 	keys  []model.SlimeKey
 	check func(s model.SlimeSettings) *slimeViolation
 }
 
 type slimeSession struct {
-	cfg    *model.SlimeConfig
-	t      *model.SlimeTopology
-	facts  []Fact
+	cfg *model.SlimeConfig
+	t   *model.SlimeTopology
+	// maxBundles bounds the placement group rlsolve expands.
+	maxBundles int
+	set        *Set
 	factOf [model.SlimeNumKeys]int
 	keyOf  []model.SlimeKey
-	p      *problem
-	rules  map[*rule]*slimeRule
 }
 
-// CheckSlime decides a slime layout on the stable order t and explains each
-// conflict as a minimal set of flags (up to MaxConflicts).
-func CheckSlime(cfg *model.SlimeConfig, t *model.SlimeTopology, opt Options) (*Result, error) {
-	if opt.MaxConflicts == 0 {
-		opt.MaxConflicts = 20
+// Slime is the rule set of a slime layout on the stable order t; a layout
+// of more than maxBundles GPUs (0: 4M) is refused before it is expanded.
+func Slime(cfg *model.SlimeConfig, t *model.SlimeTopology, maxBundles int) *Set {
+	if maxBundles <= 0 {
+		maxBundles = 4 << 20
 	}
-	if opt.Budget == 0 {
-		opt.Budget = 10 * time.Second
-	}
-	start := time.Now()
-	deadline := start.Add(opt.Budget)
-	s := &slimeSession{cfg: cfg, t: t, rules: map[*rule]*slimeRule{}}
+	s := &slimeSession{cfg: cfg, t: t, maxBundles: maxBundles, set: &Set{Anchor: cfg.Span, Noun: "flags"}}
 	for k := range model.SlimeNumKeys {
 		s.factOf[k] = -1
 		if v := cfg.Values[k]; v.Set {
-			s.factOf[k] = len(s.facts)
+			s.factOf[k] = s.set.add(Fact{Kind: FactSetting, Span: v.Span, What: v.Text, Name: k.Info().Key})
 			s.keyOf = append(s.keyOf, k)
-			s.facts = append(s.facts, Fact{Kind: FactSetting, Span: v.Span, What: v.Text, Name: k.Info().Key})
 		}
 	}
-	s.p = newProblem(len(s.facts))
 	for _, r := range s.slimeRules() {
-		var scope []int
+		var reads []int
 		for _, k := range r.keys {
 			if f := s.factOf[k]; f >= 0 {
-				scope = append(scope, f)
+				reads = append(reads, f)
 			}
 		}
 		r := r
-		ru := &rule{name: r.name, scope: scope, check: func(p present) *violation {
-			if r.check(s.settings(p)) == nil {
-				return nil
-			}
-			return &violation{Code: r.name}
-		}}
-		s.rules[ru] = r
-		s.p.add(ru)
+		s.set.Rules = append(s.set.Rules, &Instance{Rule: &Rule{Name: r.name, Codes: []string{r.code}}, Name: r.name, Reads: reads,
+			Check: func(p Present) *Violation { return s.violation(r.check(s.settings(p))) }})
 	}
-	conflicts, err := s.p.solve(opt.MaxConflicts, deadline)
-	res := &Result{Stats: Stats{Facts: len(s.facts), Rules: len(s.p.rules), Evaluations: s.p.evals, Conflicts: len(conflicts)}}
-	for _, c := range conflicts {
-		res.Stats.LargestSet = max(res.Stats.LargestSet, len(c.facts))
-		res.Diagnostics = append(res.Diagnostics, s.diagnostic(c, len(conflicts), opt, deadline))
-	}
-	res.Stats.Elapsed = time.Since(start)
-	return res, err
+	return s.set
 }
 
-func (s *slimeSession) settings(p present) model.SlimeSettings {
+func (s *slimeSession) settings(p Present) model.SlimeSettings {
 	return s.cfg.Settings(func(k model.SlimeKey) bool { f := s.factOf[k]; return f >= 0 && p(f) })
 }
 
@@ -132,35 +104,60 @@ func (s *slimeSession) slimeRules() []*slimeRule {
 		return r <= 0 || g <= 0 || r%g == 0
 	}
 	return []*slimeRule{
-		{name: "one debug mode", keys: []model.SlimeKey{model.SlimeTrainOnly, model.SlimeRolloutOnly}, check: s.modes},
-		{name: "placement group fits", keys: slimeLayoutKeys, check: s.fit},
-		{name: "engines divide the rollout", keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine), check: s.divides},
-		{name: "colocate shares GPUs one to one", keys: slimeLayoutKeys, check: s.colocate},
-		{name: "node size", keys: withKeys(slimeLayoutKeys, model.SlimeNumGPUsPerNode), check: func(x model.SlimeSettings) *slimeViolation {
+		{name: "the rollout's GPUs are given", code: model.CodeSlimeMissing, keys: slimeLayoutKeys, check: s.missing},
+		{name: "layout within limits", code: model.CodeProcessLimit, keys: slimeLayoutKeys, check: s.limit},
+		{name: "one debug mode", code: model.CodeSlimeModes, keys: []model.SlimeKey{model.SlimeTrainOnly, model.SlimeRolloutOnly}, check: s.modes},
+		{name: "placement group fits", code: model.CodeSlimeFit, keys: slimeLayoutKeys, check: s.fit},
+		{name: "engines divide the rollout", code: model.CodeSlimeEngineDivides, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine), check: s.divides},
+		{name: "colocate shares GPUs one to one", code: model.CodeSlimeColocate, keys: slimeLayoutKeys, check: s.colocate},
+		{name: "node size", code: model.CodeSlimeNodeSize, keys: withKeys(slimeLayoutKeys, model.SlimeNumGPUsPerNode), check: func(x model.SlimeSettings) *slimeViolation {
 			if !fits(x) {
 				return nil
 			}
 			return s.nodeSize(x)
 		}},
-		{name: "engines on one node or whole nodes", keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine), check: func(x model.SlimeSettings) *slimeViolation {
+		{name: "engines on one node or whole nodes", code: model.CodeSlimeStraddle, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine), check: func(x model.SlimeSettings) *slimeViolation {
 			if !fits(x) || !divides(x) {
 				return nil
 			}
 			return s.straddle(x)
 		}},
-		{name: "ports below the ephemeral range", keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine, model.SlimeDPSize), check: func(x model.SlimeSettings) *slimeViolation {
+		{name: "ports below the ephemeral range", code: model.CodeSlimePortRange, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine, model.SlimeDPSize), check: func(x model.SlimeSettings) *slimeViolation {
 			if !fits(x) || !divides(x) {
 				return nil
 			}
 			return s.portRange(x)
 		}},
-		{name: "port blocks disjoint", keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine, model.SlimeDPSize), check: func(x model.SlimeSettings) *slimeViolation {
+		{name: "port blocks disjoint", code: model.CodeSlimePortOverlap, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine, model.SlimeDPSize), check: func(x model.SlimeSettings) *slimeViolation {
 			if !fits(x) || !divides(x) {
 				return nil
 			}
 			return s.portOverlap(x)
 		}},
 	}
+}
+
+func (s *slimeSession) missing(x model.SlimeSettings) *slimeViolation {
+	if !x.RolloutMissing() {
+		return nil
+	}
+	return &slimeViolation{code: model.CodeSlimeMissing,
+		summary: fmt.Sprintf("--rollout-num-gpus is required in %s mode", x.Mode()),
+		why:     "slime has no default for the rollout's GPUs unless actor and rollout are colocated (then it is the actor's).",
+		primary: []model.SlimeKey{model.SlimeRolloutOnly}, label: "the rollout needs a GPU count",
+		roles: s.roles(x),
+		fixes: []slimeFix{{key: model.SlimeRolloutNumGPUs, value: max(x.GPUsPerEngine, 1)}}}
+}
+
+func (s *slimeSession) limit(x model.SlimeSettings) *slimeViolation {
+	total, _ := x.Bundles()
+	if total <= s.maxBundles {
+		return nil
+	}
+	return &slimeViolation{code: model.CodeProcessLimit,
+		summary: fmt.Sprintf("the layout needs %d GPUs; rlsolve plans at most %d", total, s.maxBundles),
+		primary: []model.SlimeKey{model.SlimeRolloutNumGPUs, model.SlimeActorNumNodes, model.SlimeActorGPUsPerNode},
+		label:   "too many GPUs", roles: s.roles(x)}
 }
 
 func (s *slimeSession) modes(x model.SlimeSettings) *slimeViolation {
@@ -406,117 +403,46 @@ func joinAnd(xs []string) string {
 	return out
 }
 
-// diagnostic renders a conflict on the flags as given: the minimal set's
-// flags are the spans, the message describes the layout as configured.
-func (s *slimeSession) diagnostic(c conflict, found int, opt Options, deadline time.Time) model.Diagnostic {
-	r := s.rules[c.rule]
-	v := r.check(s.cfg.Settings(nil))
+// violation turns a slime rule's finding into the common form: roles by
+// fact, the flags to point at in order of preference, and where to point
+// when none of them is in the conflict.
+func (s *slimeSession) violation(v *slimeViolation) *Violation {
 	if v == nil {
-		// The set alone violates the rule; describe that.
-		in := map[int]bool{}
-		for _, f := range c.facts {
-			in[f] = true
-		}
-		v = r.check(s.settings(func(f int) bool { return in[f] }))
+		return nil
 	}
-	if v == nil {
-		return model.Diagnostic{Code: model.CodeSlimeFlag, Severity: model.SeverityError, Summary: "conflict in " + r.name, Primary: s.cfg.Span}
+	out := &Violation{Code: v.code, Summary: v.summary, Why: v.why, Primary: -1, Label: v.label,
+		AnchorLabel: v.label + " (with the defaults)", Roles: map[int]string{}, Extra: v.extra}
+	for k, msg := range v.roles {
+		if f := s.factOf[k]; f >= 0 {
+			out.Roles[f] = msg
+		}
 	}
-	d := model.Diagnostic{Code: v.code, Severity: model.SeverityError, Summary: v.summary, Why: v.why}
-	facts := append([]int(nil), c.facts...)
-	sort.SliceStable(facts, func(i, j int) bool {
-		a, b := s.facts[facts[i]].Span, s.facts[facts[j]].Span
-		if a.File != b.File {
-			return a.File < b.File
-		}
-		if a.Line != b.Line {
-			return a.Line < b.Line
-		}
-		return a.Col < b.Col
-	})
-	primary := -1
 	for _, k := range v.primary {
-		if f := s.factOf[k]; f >= 0 && containsInt(facts, f) {
-			primary = f
-			break
+		if f := s.factOf[k]; f >= 0 {
+			out.Prefer = append(out.Prefer, f)
 		}
 	}
-	var at model.Span
-	atLabel := v.absent
-	if primary < 0 && v.absent != "" && len(v.primary) > 0 {
+	if v.absent != "" && len(v.primary) > 0 {
 		// The flag the fix changes is wrong whatever it is set to, so it
 		// is not in the minimal set; point at it, or where it would go.
+		out.Else, out.ElseLabel = s.cfg.Span, v.absent
 		switch cv := s.cfg.Values[v.primary[0]]; {
 		case cv.Set:
-			at, atLabel = cv.Span, v.label
+			out.Else, out.ElseLabel = cv.Span, v.label
 		case s.cfg.Appendable:
-			at = s.cfg.End
-		default:
-			at = s.cfg.Span
-		}
-	} else if primary < 0 && len(facts) > 0 {
-		primary = facts[len(facts)-1]
-	}
-	role := func(f int) string {
-		if msg, ok := v.roles[s.keyOf[f]]; ok {
-			return msg
-		}
-		return s.facts[f].What
-	}
-	switch {
-	case at.Known():
-		d.Primary, d.PrimaryLabel = at, atLabel
-	case primary >= 0:
-		d.Primary = s.facts[primary].Span
-		d.PrimaryLabel = v.label
-		if !containsKey(v.primary, s.keyOf[primary]) {
-			d.PrimaryLabel = role(primary)
-		}
-	default:
-		d.Primary = s.cfg.Span
-		d.PrimaryLabel = v.label + " (with the defaults)"
-	}
-	for _, f := range facts {
-		if f != primary {
-			d.Labels = append(d.Labels, model.Label{Span: s.facts[f].Span, Message: role(f)})
+			out.Else = s.cfg.End
 		}
 	}
-	d.Labels = append(d.Labels, v.extra...)
-	if len(facts) >= 2 && d.Why == "" {
-		d.Why = fmt.Sprintf("These %d flags cannot all hold; dropping any one of them removes this conflict.", len(facts))
-	}
-	if !opt.NoFixes {
-		d.Help = s.verifiedFixes(v, found, opt, deadline)
-	}
-	return d
-}
-
-// verifiedFixes keeps up to three fixes whose edited flags no longer have
-// this conflict and have fewer conflicts than before.
-func (s *slimeSession) verifiedFixes(v *slimeViolation, found int, opt Options, deadline time.Time) []model.Fix {
-	var out []model.Fix
 	for _, f := range v.fixes {
-		if len(out) == 3 || time.Until(deadline) <= 0 {
-			break
-		}
-		edited := *s.cfg
-		fix, ok := s.applyFix(&edited, f)
-		if !ok {
-			continue
-		}
-		res, err := CheckSlime(&edited, s.t, Options{MaxConflicts: opt.MaxConflicts, Budget: time.Until(deadline), NoFixes: true})
-		if err != nil {
-			continue
-		}
-		gone := true
-		for _, nd := range res.Diagnostics {
-			if nd.Code == v.code {
-				gone = false
+		f := f
+		out.Fixes = append(out.Fixes, func() (model.Fix, *Set, bool) {
+			edited := *s.cfg
+			fix, ok := s.applyFix(&edited, f)
+			if !ok {
+				return model.Fix{}, nil, false
 			}
-		}
-		if gone && len(res.Diagnostics) < found {
-			out = append(out, fix)
-		}
+			return fix, Slime(&edited, s.t, s.maxBundles), true
+		})
 	}
 	return out
 }
@@ -551,13 +477,4 @@ func (s *slimeSession) applyFix(cfg *model.SlimeConfig, f slimeFix) (model.Fix, 
 	}
 	return model.Fix{Message: fmt.Sprintf("add `%s %d`", info.Flag, f.value),
 		Edits: []model.Edit{{Span: s.cfg.End, NewText: fmt.Sprintf(" %s %d", info.Flag, f.value)}}}, true
-}
-
-func containsKey(ks []model.SlimeKey, k model.SlimeKey) bool {
-	for _, x := range ks {
-		if x == k {
-			return true
-		}
-	}
-	return false
 }

@@ -1,82 +1,82 @@
-package solver
+package rules
 
 import (
 	"fmt"
 
+	"github.com/rlsolve/rlsolve/internal/fuzzy"
 	"github.com/rlsolve/rlsolve/model"
 )
 
-// candidateFix is an edit and its effect on the IR, kept only when solving
-// the edited config shows the conflict gone and no new error.
-type candidateFix struct {
-	message string
-	edit    func(cfg *model.Config) (model.Edit, bool)
-}
-
-func rangeStr(a, b int) string {
-	if a == b {
-		return fmt.Sprint(a)
+// fix wraps an edit of the config as a candidate fix: applied to a copy of
+// the config, it gives the text edit and the copy's rule set.
+func (b *builder) fix(message string, edit func(cfg *model.Config) (model.Edit, bool)) Fix {
+	return func() (model.Fix, *Set, bool) {
+		c := clone(b.cfg)
+		e, ok := edit(c)
+		if !ok {
+			return model.Fix{}, nil, false
+		}
+		return model.Fix{Message: message, Edits: []model.Edit{e}}, b.rebuild(c), true
 	}
-	return fmt.Sprintf("%d-%d", a, b)
 }
 
 // shrinkFix shrinks segment si's resources to end at newEnd.
-func shrinkFix(ei, si, start, newEnd int) candidateFix {
+func (b *builder) shrinkFix(ei, si, start, newEnd int) Fix {
 	text := rangeStr(start, newEnd)
-	return candidateFix{message: fmt.Sprintf("shrink the range to fit: `%s`", text), edit: func(cfg *model.Config) (model.Edit, bool) {
+	return b.fix(fmt.Sprintf("shrink the range to fit: `%s`", text), func(cfg *model.Config) (model.Edit, bool) {
 		sg := &cfg.Components[ei].Segments[si]
 		sg.AllResources, sg.ResStart, sg.ResEnd = false, start, newEnd
 		return model.Edit{Span: sg.ResSpan, NewText: text}, true
-	}}
+	})
 }
 
 // moveFix moves segment si's resources to start at newStart.
-func moveFix(ei, si, newStart, width int) candidateFix {
+func (b *builder) moveFix(ei, si, newStart, width int) Fix {
 	text := rangeStr(newStart, newStart+width)
-	return candidateFix{message: fmt.Sprintf("make the ranges disjoint: `%s`", text), edit: func(cfg *model.Config) (model.Edit, bool) {
+	return b.fix(fmt.Sprintf("make the ranges disjoint: `%s`", text), func(cfg *model.Config) (model.Edit, bool) {
 		sg := &cfg.Components[ei].Segments[si]
 		sg.AllResources, sg.ResStart, sg.ResEnd = false, newStart, newStart+width
 		return model.Edit{Span: sg.ResSpan, NewText: text}, true
-	}}
+	})
 }
 
 // renumberFix makes segment si's processes continue at newStart.
-func renumberFix(ei, si, newStart, width int) candidateFix {
+func (b *builder) renumberFix(ei, si, newStart, width int) Fix {
 	text := rangeStr(newStart, newStart+width)
-	return candidateFix{message: fmt.Sprintf("renumber the processes: `%s`", text), edit: func(cfg *model.Config) (model.Edit, bool) {
+	return b.fix(fmt.Sprintf("renumber the processes: `%s`", text), func(cfg *model.Config) (model.Edit, bool) {
 		sg := &cfg.Components[ei].Segments[si]
 		if !sg.HasProcesses {
 			return model.Edit{}, false
 		}
 		sg.ProcStart, sg.ProcEnd = newStart, newStart+width
 		return model.Edit{Span: sg.ProcSpan, NewText: text}, true
-	}}
+	})
 }
 
 // tpFixes proposes rollout TP sizes that divide the actor's.
-func tpFixes(atp, rtp int) []candidateFix {
-	var out []candidateFix
+func (b *builder) tpFixes(atp, rtp int) []Fix {
+	var out []Fix
 	for d := rtp - 1; d >= 1 && len(out) < 2; d-- {
 		if atp%d == 0 {
 			d := d
-			out = append(out, candidateFix{message: fmt.Sprintf("use a rollout TP size that divides %d: %d", atp, d), edit: func(cfg *model.Config) (model.Edit, bool) {
+			out = append(out, b.fix(fmt.Sprintf("use a rollout TP size that divides %d: %d", atp, d), func(cfg *model.Config) (model.Edit, bool) {
 				f := &cfg.ModelParallel.RolloutTP
 				if !f.Set {
 					return model.Edit{}, false
 				}
 				f.Value = d
 				return model.Edit{Span: f.Span, NewText: fmt.Sprint(d)}, true
-			}})
+			}))
 		}
 	}
 	return out
 }
 
 // moveAfterFix moves a component's GPUs right after another's, when they fit.
-func (s *session) moveAfterFix(name string, other, mine []int, numGPUs int) candidateFix {
+func (b *builder) moveAfterFix(name string, other, mine []int, numGPUs int) Fix {
 	start := other[len(other)-1] + 1
-	ei := s.entryOf(name)
-	return candidateFix{message: fmt.Sprintf("give %s its own GPUs: `%s`", name, rangeStr(start, start+len(mine)-1)), edit: func(cfg *model.Config) (model.Edit, bool) {
+	ei := b.entryOf(name)
+	return b.fix(fmt.Sprintf("give %s its own GPUs: `%s`", name, rangeStr(start, start+len(mine)-1)), func(cfg *model.Config) (model.Edit, bool) {
 		if ei < 0 || len(cfg.Components[ei].Segments) != 1 || start+len(mine)-1 >= numGPUs || len(cfg.Components[ei].Names) != 1 {
 			return model.Edit{}, false
 		}
@@ -86,7 +86,29 @@ func (s *session) moveAfterFix(name string, other, mine []int, numGPUs int) cand
 		}
 		sg.AllResources, sg.ResStart, sg.ResEnd = false, start, start+len(mine)-1
 		return model.Edit{Span: sg.ResSpan, NewText: rangeStr(start, start+len(mine)-1)}, true
-	}}
+	})
+}
+
+// labelFix proposes the nearest existing label for a missing one.
+func (b *builder) labelFix(ei int, missing string, cl *model.Cluster) (Fix, bool) {
+	var labels []string
+	for _, g := range cl.Groups {
+		labels = append(labels, g.Label)
+	}
+	near := fuzzy.Nearest(missing, labels)
+	if near == "" {
+		return nil, false
+	}
+	return b.fix(fmt.Sprintf("did you mean `%s`?", near), func(cfg *model.Config) (model.Edit, bool) {
+		e := &cfg.Components[ei]
+		for j, l := range e.NodeGroups {
+			if l == missing && j < len(e.NodeGroupSpans) {
+				e.NodeGroups[j] = near
+				return model.Edit{Span: e.NodeGroupSpans[j], NewText: near}, true
+			}
+		}
+		return model.Edit{}, false
+	}), true
 }
 
 // clone copies what fixes edit: components with their segments, and the

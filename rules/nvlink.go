@@ -1,7 +1,8 @@
-package strategies
+package rules
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -27,15 +28,15 @@ type tpGroup struct {
 // GPUs), or, under model-parallel placement, tensor_model_parallel_size
 // consecutive actor workers (and inference workers with the inference TP
 // size). A group that spans nodes has no NVLink at all.
-func NVLinkWarnings(cfg *model.Config, r *Result) model.Diagnostics {
-	if cfg == nil || r == nil || r.Plan == nil || r.Cluster == nil || !nvlinkKnown(r.Cluster.Nodes) {
+func NVLinkWarnings(cfg *model.Config, plan *model.Plan, c *model.Cluster) model.Diagnostics {
+	if cfg == nil || plan == nil || c == nil || !nvlinkKnown(c.Nodes) {
 		return nil
 	}
 	var out model.Diagnostics
 	peers := map[int]map[int]map[int]bool{} // per node, built once
-	mp := r.Plan.Mode == model.ModeCollocated || r.Plan.Mode == model.ModeDisaggregated || r.Plan.Mode == model.ModeAuto
-	for i := range r.Plan.Components {
-		cp := &r.Plan.Components[i]
+	mp := plan.Mode == model.ModeCollocated || plan.Mode == model.ModeDisaggregated || plan.Mode == model.ModeAuto
+	for i := range plan.Components {
+		cp := &plan.Components[i]
 		groups := workerGroups(cp)
 		tpSpan := model.Span{}
 		if mp {
@@ -55,7 +56,7 @@ func NVLinkWarnings(cfg *model.Config, r *Result) model.Diagnostics {
 		var bad []string // the first few
 		total, nbad := 0, 0
 		for _, g := range groups {
-			msg, known := r.Cluster.checkNVLink(g, peers)
+			msg, known := checkNVLink(c, g, peers)
 			if !known {
 				continue
 			}
@@ -128,7 +129,7 @@ func rankGroups(cp *model.ComponentPlan, tp int) []tpGroup {
 				ok = false
 				break
 			}
-			if !containsInt(g.nodes, p.ClusterNodeRank) {
+			if !slices.Contains(g.nodes, p.ClusterNodeRank) {
 				g.nodes = append(g.nodes, p.ClusterNodeRank)
 				sort.Ints(g.nodes)
 			}
@@ -143,7 +144,7 @@ func rankGroups(cp *model.ComponentPlan, tp int) []tpGroup {
 
 // checkNVLink says what is wrong with a group ("" when every pair of its
 // GPUs is connected); known is false when the inventory does not say.
-func (c *Cluster) checkNVLink(g tpGroup, cache map[int]map[int]map[int]bool) (msg string, known bool) {
+func checkNVLink(c *model.Cluster, g tpGroup, cache map[int]map[int]map[int]bool) (msg string, known bool) {
 	for _, n := range g.nodes {
 		if n < 0 || n >= len(c.Nodes) || !nodeNVLinkKnown(&c.Nodes[n]) {
 			return "", false

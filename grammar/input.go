@@ -1,0 +1,60 @@
+package grammar
+
+import (
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// ReadFile reads an input, turning I/O problems into diagnostics.
+func ReadFile(file string, lim Limits) ([]byte, *model.Diagnostic) {
+	if lim.MaxFileBytes == 0 {
+		lim = DefaultLimits
+	}
+	fail := func(code, format string, args ...any) ([]byte, *model.Diagnostic) {
+		return nil, &model.Diagnostic{Code: code, Severity: model.SeverityError, Summary: fmt.Sprintf(format, args...), Primary: model.Span{File: file}}
+	}
+	st, err := os.Stat(file)
+	if err == nil && st.IsDir() {
+		return fail(model.CodeFileRead, "%s is a directory, not a config file", file)
+	}
+	if err == nil && st.Mode().IsRegular() && st.Size() > int64(lim.MaxFileBytes) {
+		return fail(model.CodeLimit, "%s is %d bytes; rlsolve reads at most %d", file, st.Size(), lim.MaxFileBytes)
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		if pe, ok := err.(*os.PathError); ok {
+			err = pe.Err
+		}
+		return fail(model.CodeFileRead, "cannot read %s: %v", file, err)
+	}
+	defer f.Close()
+	// Read through the limit: a pipe or a device (/dev/zero) has no size
+	// to check first. The buffer is sized once (the file's size, else the
+	// limit), so reading never grows past what the limit allows.
+	size := lim.MaxFileBytes + 1
+	if st != nil && st.Mode().IsRegular() {
+		size = int(st.Size()) + 1
+	}
+	data := make([]byte, 0, size)
+	for len(data) <= lim.MaxFileBytes {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // the file grew since Stat
+		}
+		n, rerr := f.Read(data[len(data):min(cap(data), lim.MaxFileBytes+1)])
+		data = data[:len(data)+n]
+		if rerr == io.EOF {
+			break
+		}
+		if rerr != nil {
+			return fail(model.CodeFileRead, "cannot read %s: %v", file, rerr)
+		}
+	}
+	if len(data) > lim.MaxFileBytes {
+		return fail(model.CodeLimit, "%s is larger than %d bytes; rlsolve reads at most %d", file, lim.MaxFileBytes, lim.MaxFileBytes)
+	}
+	return data, nil
+}
+

@@ -1,0 +1,68 @@
+package model
+
+import "slices"
+
+// The arithmetic of RLinf's model-parallel placement classes (semantics
+// §5.2), shared by the rules that judge a layout and the strategies that
+// expand it.
+
+// MPComponents are the components ModelParallel placement re-places with
+// Packed strategies on the default group (semantics §5.2 step 7).
+var MPComponents = []string{"actor", "rollout", "inference", "actor_inference", "critic_inference", "reward", "critic"}
+
+// DecideMPMode is ModelParallel's mode, decided in RLinf's order before
+// any validity check: AUTO when auto_scheduler is on and there is no
+// critic, COLLOCATED when actor and rollout have the same GPUs, else
+// DISAGGREGATED.
+func DecideMPMode(auto, hasCritic bool, actor, rollout []int) PlacementMode {
+	switch {
+	case auto && !hasCritic:
+		return ModeAuto
+	case slices.Equal(actor, rollout):
+		return ModeCollocated
+	}
+	return ModeDisaggregated
+}
+
+// CollocatedStride is the collocated rollout's stride: actor TP / rollout TP
+// when the actor's TP is larger (it must divide), else 1.
+func CollocatedStride(actorTP, rolloutTP int) int {
+	if actorTP > rolloutTP && rolloutTP > 0 {
+		return actorTP / rolloutTP
+	}
+	return 1
+}
+
+// RolloutEngines splits a disaggregated (or AUTO) rollout's GPUs into
+// engines: dp = gpus / (TP*PP) engines of gpus/dp GPUs each (0, 0 when the
+// GPUs are fewer than TP*PP).
+func RolloutEngines(gpus, tp, pp int) (dp, perEngine int) {
+	if tp*pp <= 0 {
+		return 0, 0
+	}
+	dp = gpus / (tp * pp)
+	if dp == 0 {
+		return 0, 0
+	}
+	return dp, gpus / dp
+}
+
+// AutoRolloutGPUs is the AUTO rollout's GPUs: with use_pre_process_policy it
+// also takes every GPU from 0 to the actor's last.
+func AutoRolloutGPUs(actor, rollout []int, preProcess bool) []int {
+	if !preProcess || len(actor) == 0 {
+		return rollout
+	}
+	last := actor[len(actor)-1]
+	gpus := make([]int, 0, last+1+len(rollout))
+	for g := 0; g <= last; g++ {
+		gpus = append(gpus, g)
+	}
+	return append(gpus, rollout...)
+}
+
+// PackedFirst is the first hardware rank of Packed process i: processes of
+// nhpp devices, stride apart, fill blocks of nhpp*stride devices.
+func PackedFirst(start, nhpp, stride, i int) int {
+	return start + (i/stride)*nhpp*stride + i%stride
+}

@@ -1,0 +1,149 @@
+package rules
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// processes checks where each process of an entry lands: on one node, on
+// one hardware type, each device once, nodes in ascending order, disjoint
+// groups for node placement (semantics §4, D1, D5, D19).
+func (x *entryView) processes() *Violation {
+	if v := x.groupsOverlap(); v != nil {
+		return v
+	}
+	base := 0
+	if x.only >= 0 {
+		base = x.b.procBase(x.ei, x.only, x.r.Total)
+	}
+	lastNode := -1
+	for i := range x.procs.Start {
+		seg := x.parts[x.procs.Part[i]].Index
+		mine := x.part(seg)
+		first := x.r.Locate(x.procs.Start[i])
+		if mine {
+			if v := x.oneProcess(i, base, seg, first); v != nil {
+				return v
+			}
+		}
+		if first.Node < lastNode && x.order() {
+			x.roles[x.fact(seg)] = fmt.Sprintf("worker %d lands on node %d", base+i, first.Node)
+			return &Violation{Code: model.CodeNodeOrder, Primary: x.ng, Roles: x.roles,
+				Summary: fmt.Sprintf("%s: worker %d lands on node %d after a worker on node %d; list node groups in ascending node order", x.who, base+i, first.Node, lastNode)}
+		}
+		lastNode = first.Node
+	}
+	return nil
+}
+
+// groupsOverlap refuses node placement over groups that share a node.
+func (x *entryView) groupsOverlap() *Violation {
+	if x.r.Typed || !x.order() || len(x.r.Groups) < 2 {
+		return nil
+	}
+	seen := map[int]string{}
+	for _, g := range x.r.Groups {
+		for _, n := range g.Nodes {
+			if o, dup := seen[n]; dup {
+				return &Violation{Code: model.CodeGroupsOverlap, Primary: x.ng, Roles: x.roles,
+					Summary: fmt.Sprintf("%s: node groups %q and %q both contain node %d; node placement across groups needs disjoint nodes", x.who, o, g.Label, n)}
+			}
+			seen[n] = g.Label
+		}
+	}
+	return nil
+}
+
+// oneProcess checks process i's own resources.
+func (x *entryView) oneProcess(i, base, seg int, first model.Where) *Violation {
+	start, n, f := x.procs.Start[i], x.procs.N[i], x.fact(seg)
+	if !x.r.Typed && n != 1 {
+		x.roles[f] = fmt.Sprintf("gives worker %d %d nodes", base+i, n)
+		return &Violation{Code: model.CodeOneProcessOneNode, Primary: f, Roles: x.roles,
+			Summary: fmt.Sprintf("%s: worker %d would run on %d nodes at once", x.who, base+i, n)}
+	}
+	if v := x.sameDevice(i, base, f); v != nil {
+		return v
+	}
+	for h := start + 1; h < start+n; h++ {
+		w := x.r.Locate(h)
+		if w.Node != first.Node {
+			x.roles[f] = fmt.Sprintf("worker %d comes from here", base+i)
+			return &Violation{Code: model.CodeSpansNodes, Primary: f, Roles: x.roles,
+				Summary: fmt.Sprintf("%s: worker %d would get %s: one process cannot span nodes", x.who, base+i, perNode(x.r, start, n)),
+				Why:     "A process runs on one node; RLinf only finds this when it launches the workers (D5)."}
+		}
+		if w.Group.HardwareType != first.Group.HardwareType {
+			x.roles[f] = fmt.Sprintf("worker %d gets %s and %s", base+i, first.Group.HardwareType, w.Group.HardwareType)
+			return &Violation{Code: model.CodeMixedHardware, Primary: f, Roles: x.roles,
+				Summary: fmt.Sprintf("%s: worker %d would mix hardware types %s and %s", x.who, base+i, first.Group.HardwareType, w.Group.HardwareType)}
+		}
+	}
+	return nil
+}
+
+// sameDevice refuses a process given one device twice: two groups that
+// share a node number its devices twice, so distinct ranks can be one GPU
+// (D19).
+func (x *entryView) sameDevice(i, base, f int) *Violation {
+	start, n := x.procs.Start[i], x.procs.N[i]
+	if n < 2 || len(x.r.Groups) < 2 {
+		return nil
+	}
+	type device struct{ node, local int }
+	seen := map[device]bool{}
+	typ := x.r.Locate(start).Group.HardwareType
+	for h := start; h < start+n; h++ {
+		w := x.r.Locate(h)
+		d := device{w.Node, w.Local}
+		if seen[d] && w.Group.HardwareType == typ {
+			x.roles[f] = fmt.Sprintf("worker %d gets device %d of node %d twice", base+i, w.Local, w.Node)
+			return &Violation{Code: model.CodeProcessHardwareDup, Primary: f, Roles: x.roles,
+				Summary: fmt.Sprintf("%s: worker %d would get device %d of node %d twice (node groups %v share the node)", x.who, base+i, w.Local, w.Node, x.r.Labels())}
+		}
+		seen[d] = true
+	}
+	return nil
+}
+
+// perNode describes a process's resources by node: "hardware ranks 6 (node
+// 0, local GPU 6), 8 (node 1, local GPU 0)".
+func perNode(r *model.Resolver, start, n int) string {
+	parts := make([]string, n)
+	for k := 0; k < n; k++ {
+		w := r.Locate(start + k)
+		parts[k] = fmt.Sprintf("%d (node %d, local %s %d)", start+k, w.Node, strings.TrimSuffix(unitOf(w.Group), "s"), w.Local)
+	}
+	return "hardware ranks " + strings.Join(parts, ", ")
+}
+
+func unitOf(g *model.Group) string {
+	if g.HardwareType == "" {
+		return "nodes"
+	}
+	return model.HardwareUnit(g.HardwareType)
+}
+
+// procBase is the config's worker index of part si's first process, for
+// messages of an instance that looks at that part alone.
+func (b *builder) procBase(ei, si, total int) int {
+	if b.bases == nil {
+		b.bases = map[int][]int{}
+	}
+	bs, ok := b.bases[ei]
+	if !ok {
+		e := &b.cfg.Components[ei]
+		bs = make([]int, len(e.Segments))
+		n, last := 0, -1
+		for j := range e.Segments {
+			bs[j] = n
+			pt := model.ResolvePart(&e.Segments[j], j, total, last)
+			n += pt.Processes()
+			last = pt.ProcEnd
+		}
+		b.bases[ei] = bs
+	}
+	return bs[si]
+}

@@ -253,15 +253,29 @@ cluster:
 	{
 		Code:  model.CodeRankOutOfRange,
 		Title: "rank outside the available ranks",
-		Text: "Node group node_ranks are checked against range(num_nodes), env_config node_ranks against " +
-			"their group's nodes, and placement resource ranks against the hardware of the selected node " +
-			"groups (every GPU of the cluster when no node_group is given). RLinf compares each range's ends " +
-			"with the smallest and largest available rank; a rank outside them names a node or device that " +
-			"does not exist.",
+		Text: "Placement resource ranks are checked against the hardware of the selected node groups (every " +
+			"GPU of the cluster when no node_group is given). RLinf compares each range's ends with the " +
+			"smallest and largest available rank; a rank outside them names a device that does not exist. " +
+			"(Node ranks of groups and env_configs are RLS-E0212.)",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
     actor: "0-8"
+`,
+	},
+	{
+		Code:  model.CodeNodeRanksRange,
+		Title: "node_ranks outside the available nodes",
+		Text: "A node group's node_ranks must lie in range(num_nodes), and an env_config's node_ranks among " +
+			"its group's nodes. RLinf's ClusterConfig checks this when it reads the config: a rank outside " +
+			"names a node that the cluster (or the group) does not have.",
+		Example: `cluster:
+  num_nodes: 2
+  node_groups:
+    - label: a800
+      node_ranks: 0-3
+  component_placement:
+    actor: all
 `,
 	},
 	{
@@ -912,17 +926,19 @@ algorithm:
 	},
 	{
 		Code:  model.CodeMPSizes,
-		Title: "invalid parallel size",
-		Text: "Tensor, pipeline and context parallel sizes (actor.model.tensor_model_parallel_size, " +
-			"rollout.tensor_parallel_size, ...) must be positive integers, and where RLinf derives processes " +
-			"from them they must divide the GPUs evenly (a rollout's GPUs into engines of TP*PP GPUs). A zero " +
-			"or negative size makes RLinf divide by zero or build a wrong layout.",
+		Title: "parallel sizes do not fit the GPUs",
+		Text: "Where RLinf derives processes from the parallel sizes, the GPUs must hold them: a disaggregated " +
+			"rollout needs at least TP*PP GPUs (one engine), and with use_pre_process_policy the actor's GPUs " +
+			"must divide by the rollout's TP size. (A size that is not a positive integer is RLS-E0108.)",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
-    actor,rollout,reward: all
+    actor: 0-3
+    rollout: 4-5
+    reward: 4-5
 rollout:
-  tensor_parallel_size: 0
+  tensor_parallel_size: 2
+  pipeline_parallel_size: 2
 `,
 	},
 

@@ -508,7 +508,7 @@ func (d *doc) expandRanks(v value, available []int, what, owner string) ([]int, 
 		}
 		for _, x := range [2]int{r.Start, r.End} {
 			if x < lo || x > hi {
-				d.errorf(model.CodeRankOutOfRange, v.sub(r.Off, r.EndOff), fmt.Sprintf("%d is outside %d-%d", x, lo, hi),
+				d.errorf(model.CodeNodeRanksRange, v.sub(r.Off, r.EndOff), fmt.Sprintf("%d is outside %d-%d", x, lo, hi),
 					"%s of %s: rank %d is outside the available ranks %s", what, owner, x, model.RangeText(available))
 				return nil, false
 			}

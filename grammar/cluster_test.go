@@ -47,7 +47,7 @@ func TestClusterSectionErrors(t *testing.T) {
 		{"hardware and ignore_hardware", groupsYAML(1, "    - label: f\n      node_ranks: 0\n      ignore_hardware: true\n      hardware: {type: Franka, configs: []}\n"),
 			model.CodeHardwareExclusive, "true", 0},
 		// §1.7 step 3: node_ranks
-		{"node_ranks out of range", groupsYAML(2, "    - {label: a, node_ranks: 0-3}\n"), model.CodeRankOutOfRange, "0-3", 0},
+		{"node_ranks out of range", groupsYAML(2, "    - {label: a, node_ranks: 0-3}\n"), model.CodeNodeRanksRange, "0-3", 0},
 		{"node_ranks bad format", groupsYAML(2, "    - {label: a, node_ranks: bad-format}\n"), model.CodeRankSyntax, "", 0}, // position: see TestParsePlacementWordBeforeDash
 		{"node_ranks bad number", groupsYAML(2, "    - {label: a, node_ranks: 0-x}\n"), model.CodeRankSyntax, "x}", 0},
 		{"node_ranks reversed", groupsYAML(4, "    - {label: a, node_ranks: 3-1}\n"), model.CodeRankReversed, "3-1", 0},
@@ -73,7 +73,7 @@ func TestClusterSectionErrors(t *testing.T) {
 		{"env var not a mapping", groupsYAML(1, "    - {label: a, node_ranks: 0, env_configs: [{node_ranks: 0, env_vars: [BAD]}]}\n"), model.CodeWrongType, "BAD", 0},
 		{"env var with two keys", groupsYAML(1, "    - {label: a, node_ranks: 0, env_configs: [{node_ranks: 0, env_vars: [{A: 1, B: 2}]}]}\n"), model.CodeWrongType, "{A", 0},
 		{"env ranks not a subset", groupsYAML(3, "    - {label: a, node_ranks: \"0,2\", env_configs: [{node_ranks: 1}]}\n"), model.CodeEnvRanksNotSubset, "1}", 0},
-		{"env ranks out of range", groupsYAML(4, "    - {label: a, node_ranks: 0-1, env_configs: [{node_ranks: 0-3}]}\n"), model.CodeRankOutOfRange, "0-3", 0},
+		{"env ranks out of range", groupsYAML(4, "    - {label: a, node_ranks: 0-1, env_configs: [{node_ranks: 0-3}]}\n"), model.CodeNodeRanksRange, "0-3", 0},
 		// §1.6 profiling
 		{"profiling without backend", "cluster:\n  num_nodes: 1\n  component_placement: {}\n  profiling: {enabled: true}\n", model.CodeMissingField, "{enabled", 0},
 		{"unknown profiling backend", "cluster:\n  num_nodes: 1\n  component_placement: {}\n  profiling: {backend: perf}\n", model.CodeInvalidValue, "perf", 0},

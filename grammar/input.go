@@ -57,4 +57,3 @@ func ReadFile(file string, lim Limits) ([]byte, *model.Diagnostic) {
 	}
 	return data, nil
 }
-

@@ -140,7 +140,7 @@ func TestInputHugeRanks(t *testing.T) {
 	t.Run("node_ranks within the rank limit", func(t *testing.T) {
 		quick(t, func() {
 			_, ds := load(groupsYAML(2, "    - {label: a, node_ranks: 0-99999999}\n"))
-			wantDiag(t, ds, model.CodeRankOutOfRange, model.SeverityError)
+			wantDiag(t, ds, model.CodeNodeRanksRange, model.SeverityError)
 		})
 	})
 	for _, v := range []string{"0-999999999", "0:0-999999999"} {
@@ -150,8 +150,8 @@ func TestInputHugeRanks(t *testing.T) {
 				if !ds.HasErrors() {
 					t.Fatal("accepted")
 				}
-				if findDiag(ds, model.CodeLimit) == nil && findDiag(ds, model.CodeRankOutOfRange) == nil {
-					t.Errorf("%q is refused with %s, not %s or %s", v, ds[0].Code, model.CodeLimit, model.CodeRankOutOfRange)
+				if findDiag(ds, model.CodeLimit) == nil && findDiag(ds, model.CodeNodeRanksRange) == nil {
+					t.Errorf("%q is refused with %s, not %s or %s", v, ds[0].Code, model.CodeLimit, model.CodeNodeRanksRange)
 				}
 			})
 		})

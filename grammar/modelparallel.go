@@ -21,7 +21,7 @@ func (d *doc) modelParallel(cfg *model.Config) {
 				return
 			}
 			if v < 1 {
-				d.errorf(model.CodeMPSizes, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", p, v)
+				d.errorf(model.CodeInvalidValue, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", p, v)
 				return
 			}
 			f.Value, f.Set = v, true

@@ -180,8 +180,8 @@ func TestParsePlacementRankLimit(t *testing.T) {
 			if err.Offset != tc.off {
 				t.Errorf("offset %d, want %d", err.Offset, tc.off)
 			}
-			if c := err.DiagCode(); c != model.CodeLimit && c != model.CodeRankOutOfRange {
-				t.Errorf("rank over the limit has code %s, want %s or %s: %s", c, model.CodeLimit, model.CodeRankOutOfRange, err.Msg)
+			if c := err.DiagCode(); c != model.CodeLimit && c != model.CodeNodeRanksRange {
+				t.Errorf("rank over the limit has code %s, want %s or %s: %s", c, model.CodeLimit, model.CodeNodeRanksRange, err.Msg)
 			}
 		})
 	}

@@ -30,6 +30,7 @@ const (
 	CodeEmptyRanks         = "RLS-E0209" // a part has no resource or no process ranks
 	CodeProcessAll         = "RLS-E0210" // `all` used as process ranks
 	CodeDuplicateComponent = "RLS-E0211" // a component has two placements
+	CodeNodeRanksRange     = "RLS-E0212" // node_ranks outside the nodes a group or env_config may use
 
 	CodeUnknownGroup        = "RLS-E0301" // node_group label not defined
 	CodeDuplicateLabel      = "RLS-E0302" // two node groups share a label (D6)
@@ -43,10 +44,10 @@ const (
 	CodeHardwareExclusive   = "RLS-E0310" // hardware with hardware_type or ignore_hardware
 	CodeUnsupportedHardware = "RLS-E0311" // hardware type not registered
 
-	CodeSpansNodes         = "RLS-E0401" // a process's hardware spans nodes (D1)
-	CodeMixedHardware      = "RLS-E0402" // a process mixes hardware types
-	CodeNodeOrder          = "RLS-E0403" // placements not sorted by node (group order)
-	CodeGroupsOverlap      = "RLS-E0404" // node placement over overlapping groups
+	CodeSpansNodes    = "RLS-E0401" // a process's hardware spans nodes (D1)
+	CodeMixedHardware = "RLS-E0402" // a process mixes hardware types
+	CodeNodeOrder     = "RLS-E0403" // placements not sorted by node (group order)
+	CodeGroupsOverlap = "RLS-E0404" // node placement over overlapping groups
 	// RLS-E0405 and RLS-E0406 are retired: configs get RLS-E0411 and
 	// RLS-E0203 first, and direct strategy calls return errors.
 	CodeNeedsHardware      = "RLS-E0407" // strategy needs hardware the group lacks (D7)

@@ -48,8 +48,8 @@ type slimeSession struct {
 	// maxBundles bounds the placement group rlsolve expands.
 	maxBundles int
 	set        *Set
-	factOf [model.SlimeNumKeys]int
-	keyOf  []model.SlimeKey
+	factOf     [model.SlimeNumKeys]int
+	keyOf      []model.SlimeKey
 }
 
 // Slime is the rule set of a slime layout on the stable order t; a layout

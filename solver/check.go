@@ -81,13 +81,12 @@ func describe(set *rules.Set, c conflict, found int, opt Options, deadline time.
 	// Describe the conflict as the input has it (other facts present) when
 	// that points at one of the set's facts; otherwise describe the set
 	// alone.
+	// (Only instances violated as written are compiled, so v is not nil.)
 	v := c.rule.inst.Check(rules.All)
-	if v == nil || v.Primary >= 0 && !in[v.Primary] {
-		v = c.rule.inst.Check(func(f int) bool { return !c.rule.inScope[f] || in[f] })
-	}
-	if v == nil {
-		// Cannot happen: minimize keeps the set violating.
-		v = &rules.Violation{Code: model.CodeInternal, Summary: "conflict in " + c.rule.inst.Name, Primary: -1}
+	if v.Primary >= 0 && !in[v.Primary] {
+		if alone := c.rule.inst.Check(func(f int) bool { return !c.rule.inScope[f] || in[f] }); alone != nil {
+			v = alone
+		}
 	}
 	d := model.Diagnostic{Code: v.Code, Severity: model.SeverityError, Summary: v.Summary, Why: v.Why}
 	facts := sortedFacts(set, c.facts)

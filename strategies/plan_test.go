@@ -564,7 +564,7 @@ func TestPlanModelParallelErrors(t *testing.T) {
 		{"recompute false", "    actor: 0-1\n    rollout: 2-5\n    inference: 6-7\n    reward: 2-5\n", tp(1, 1) + "algorithm:\n  recompute_logprobs: false\n", 8, model.CodeMPRecompute},
 		{"auto order", "    actor: 0-3\n    rollout: 6-7\n    inference: 4-5\n    reward: 6-7\n  auto_scheduler: true\n", tp(1, 1), 8, model.CodeMPAutoOrder},
 		{"rollout smaller than TP x PP", "    actor: 0-1\n    rollout: 2-3\n    reward: 2-3\n", tp(1, 2) + "  pipeline_parallel_size: 2\n", 4, model.CodeMPSizes},
-		{"TP 0", "    actor,rollout,reward: all\n", tp(1, 0), 4, model.CodeMPSizes},
+		{"TP 0", "    actor,rollout,reward: all\n", tp(1, 0), 4, model.CodeInvalidValue},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			ds := checkDiags(t, mpYAML(1, tc.placement, tc.rest), nodes(tc.gpus), detect)

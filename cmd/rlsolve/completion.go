@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/rlsolve/rlsolve/grammar"
-	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
 )
 

@@ -942,6 +942,80 @@ rollout:
 `,
 	},
 
+	{
+		Code:  model.CodeMAActorReward,
+		Title: "multi-agent actor and reward apart",
+		Text: "The multi-agent runs (wideseek; RLinf's MultiAgentModelParallelComponentPlacement) are always " +
+			"collocated: actor and reward must be placed on the same GPUs (\"Actor and reward must be placed on " +
+			"the same GPUs during multi-agent scenario\").",
+		Example: `runner:
+  task_type: reasoning
+agentloop:
+  workflow: mas
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: all
+    reward: 0-3
+    rollout: all
+`,
+	},
+	{
+		Code:  model.CodeMARolloutSubset,
+		Title: "multi-agent rollout outside the actor",
+		Text: "In a multi-agent run every rollout component (rollout, rollout_judge, ...) runs on some of the " +
+			"actor's GPUs, whose weights it shares; RLinf asserts that each one's GPUs are a subset of the actor's.",
+		Example: `runner:
+  task_type: reasoning
+agentloop:
+  workflow: mas
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor,reward: 0-3
+    rollout: 4-7
+`,
+	},
+	{
+		Code:  model.CodeMAExclusive,
+		Title: "multi-agent exclusive components share GPUs",
+		Text: "Components other than actor, rollout, reward and inference (extra engines such as rollout_judge) " +
+			"must not share GPUs with each other in a multi-agent run; RLinf raises \"Resource Conflict: Component " +
+			"... is already occupied by another exclusive component\".",
+		Example: `runner:
+  task_type: reasoning
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor,reward: all
+    rollout: 0-3
+    rollout_judge: 4-7
+    rollout_fixed_worker: 6-7
+rollout_judge:
+  tensor_parallel_size: 1
+rollout_fixed_worker:
+  tensor_parallel_size: 1
+`,
+	},
+	{
+		Code:  model.CodeMAExtraEngine,
+		Title: "extra engine without its section, or sizes that do not divide",
+		Text: "The multi-agent entry points launch an extra rollout engine (rollout_judge, ...) from the config " +
+			"section named after it, as Packed(first, last) of its GPUs shaped like the rollout's: the section must " +
+			"exist, and the engine's GPU count must be divisible by the tensor_parallel_size, pipeline_parallel_size " +
+			"and dp_size given there. RLinf fails when it launches the engine.",
+		Example: `runner:
+  task_type: reasoning
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor,reward: all
+    rollout: 0-3
+    rollout_judge: 4-6
+rollout_judge:
+  dp_size: 2
+`,
+	},
 	// E06: inventory.
 	{
 		Code:  model.CodeInventoryNodes,
@@ -1181,6 +1255,27 @@ actor:
 			"if the real nodes match.",
 		Example: `cluster:
   num_nodes: 2
+  component_placement:
+    actor: all
+`,
+	},
+	{
+		Code:  model.NoteClass,
+		Title: "placement class inferred",
+		Text: "RLinf picks the class that reads component_placement in each entry point: reasoning and agent " +
+			"training use ModelParallelComponentPlacement, reasoning evaluation ModelParallelEvalComponentPlacement, " +
+			"the multi-agent (wideseek) runs MultiAgentModelParallel[Eval]ComponentPlacement, embodied, SFT, " +
+			"reward and offline-RL runs HybridComponentPlacement, data collection the base ComponentPlacement. " +
+			"rlsolve infers it from what the config says of its run (runner.task_type, agentloop.workflow, extra " +
+			"rollout engines such as rollout_judge, runner.num_data_episodes; without a task type, TP sizes mean " +
+			"model-parallel) and names it in this note; --mode overrides it.",
+		Example: `runner:
+  task_type: sft
+actor:
+  model:
+    tensor_model_parallel_size: 2
+cluster:
+  num_nodes: 1
   component_placement:
     actor: all
 `,

@@ -71,6 +71,8 @@ func (d *doc) config() *model.Config {
 	d.clusterSection(cfg, cluster)
 	if whole {
 		d.modelParallel(cfg)
+		d.runConfig(cfg)
+		d.sections(cfg)
 	}
 	if e, ok := lookup(top, "inventory"); ok {
 		if cfg.Inventory = d.inventory(e.v); cfg.Inventory == nil {

@@ -11,21 +11,10 @@ func (d *doc) modelParallel(cfg *model.Config) {
 	read := func(f *model.IntFact, def int, paths ...string) {
 		f.Value = def
 		for _, p := range paths {
-			n := d.path(p)
-			if n == nil {
-				continue
-			}
-			f.Span = d.span(n)
-			v, _, ok := d.integer(n, p)
-			if !ok {
+			if d.path(p) != nil {
+				d.positiveInt(f, p)
 				return
 			}
-			if v < 1 {
-				d.errorf(model.CodeInvalidValue, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", p, v)
-				return
-			}
-			f.Value, f.Set = v, true
-			return
 		}
 	}
 	read(&mp.ActorTP, 1, "actor.model.tensor_model_parallel_size")

@@ -45,8 +45,10 @@ func NewCluster(inv *Inventory, cfg *Config) *Cluster {
 	if cfg != nil {
 		groupsCfg = cfg.NodeGroups
 	}
-	// Robot counts: a node's hardware configs (from every group) when it has
-	// any, else what the inventory says (RLinf's env-var auto-configuration).
+	// Robot counts per (node, type): a type's hardware configs (from every
+	// group) on the node when it has any, else what the inventory says of
+	// that type (RLinf's env-var auto-configuration). Configs of one type
+	// never change another type's count (D20).
 	configured := make([]map[string]int, len(c.Nodes))
 	for gi := range groupsCfg {
 		g := &groupsCfg[gi]
@@ -65,10 +67,16 @@ func NewCluster(inv *Inventory, cfg *Config) *Cluster {
 	}
 	anyAccel := false
 	for i := range c.Nodes {
+		c.robots[i] = c.Nodes[i].Hardware
 		if configured[i] != nil {
-			c.robots[i] = configured[i]
-		} else {
-			c.robots[i] = c.Nodes[i].Hardware
+			counts := make(map[string]int, len(c.Nodes[i].Hardware)+len(configured[i]))
+			for t, n := range c.Nodes[i].Hardware {
+				counts[t] = n
+			}
+			for t, n := range configured[i] {
+				counts[t] = n
+			}
+			c.robots[i] = counts
 		}
 		vis := make([]string, c.Nodes[i].AccelCount)
 		for j := range vis {

@@ -66,7 +66,11 @@ const (
 	CodeMPTPTooLarge      = "RLS-E0506" // TP larger than the world size
 	CodeMPRecompute       = "RLS-E0507" // inference with recompute_logprobs false
 	CodeMPAutoOrder       = "RLS-E0508" // AUTO mode order actor -> rollout -> inference
-	CodeMPSizes           = "RLS-E0509" // a parallel size is not a positive integer or does not divide
+	CodeMPSizes           = "RLS-E0509" // parallel sizes do not fit the GPUs
+	CodeMAActorReward     = "RLS-E0510" // multi-agent: actor and reward on different GPUs
+	CodeMARolloutSubset   = "RLS-E0511" // multi-agent: a rollout component outside the actor's GPUs
+	CodeMAExclusive       = "RLS-E0512" // multi-agent: exclusive components share GPUs
+	CodeMAExtraEngine     = "RLS-E0513" // multi-agent: an extra engine's section missing or its sizes do not divide
 
 	CodeInventoryNodes   = "RLS-E0601" // inventory has fewer nodes than num_nodes
 	CodeInventoryInvalid = "RLS-E0602" // inventory ranks missing, repeated or malformed
@@ -86,4 +90,5 @@ const (
 
 	NoteAssumedInventory = "RLS-N0001" // no inventory given: 8 GPUs per node assumed
 	NoteConflictsCut     = "RLS-N0002" // more conflicts than --max-conflicts shows
+	NoteClass            = "RLS-N0003" // the placement class inferred from the config
 )

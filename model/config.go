@@ -13,6 +13,12 @@ type Config struct {
 	// ComponentsSpan is the position of the component_placement key.
 	ComponentsSpan Span
 	ModelParallel  ModelParallelConfig
+	// Run is what the config says of its run (which entry point reads it).
+	Run RunConfig
+	// Sections holds the parallel sizes of the top-level section named
+	// after each component that has one (e.g. `rollout_judge:`), for the
+	// extra rollout engines of the multi-agent classes.
+	Sections map[string]SectionSizes
 	// Inventory is set when the config file carries a top-level `inventory:`.
 	Inventory *Inventory
 	// Broken names the node groups, components and inventory whose entries
@@ -155,6 +161,31 @@ type ModelParallelConfig struct {
 	RecomputeLogprobs   BoolFact
 	AutoScheduler       BoolFact
 	UsePreProcessPolicy BoolFact
+}
+
+// RunConfig is what a config says of its run, from which the placement
+// class is inferred (semantics §10).
+type RunConfig struct {
+	// TaskType is runner.task_type ("reasoning", "embodied", "sft", ...).
+	TaskType StringFact
+	// Workflow is agentloop.workflow, set by the multi-agent (wideseek)
+	// configs.
+	Workflow StringFact
+	// DataEpisodes is runner.num_data_episodes, set by data-collection runs.
+	DataEpisodes IntFact
+}
+
+// SectionSizes are a component section's parallel sizes.
+type SectionSizes struct {
+	Span                                           Span
+	TensorParallel, PipelineParallel, DataParallel IntFact
+}
+
+// StringFact is a string setting with its position.
+type StringFact struct {
+	Value string
+	Set   bool
+	Span  Span
 }
 
 // IntFact is an integer setting with its position; Set is false when the

@@ -66,3 +66,17 @@ func AutoRolloutGPUs(actor, rollout []int, preProcess bool) []int {
 func PackedFirst(start, nhpp, stride, i int) int {
 	return start + (i/stride)*nhpp*stride + i%stride
 }
+
+// ExtraEngine reports whether a multi-agent class launches component name
+// as an extra rollout engine (rollout_judge, ...): Packed(first, last) of
+// its GPUs shaped like the rollout's. Every component is one but those the
+// class places itself.
+func ExtraEngine(name string) bool {
+	return !slices.Contains([]string{"actor", "rollout", "reward", "inference", "critic", "actor_inference", "critic_inference"}, name)
+}
+
+// SharedInMultiAgent reports whether the multi-agent class lets component
+// name share GPUs with others; the rest must use GPUs of their own.
+func SharedInMultiAgent(name string) bool {
+	return slices.Contains([]string{"actor", "rollout", "reward", "inference"}, name)
+}

@@ -102,9 +102,12 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	inv := o.chooseInventory(cfg, opt)
 	o.Class = opt.Class
 	if o.Class == "" {
-		o.Class = model.ClassHybrid
-		if cfg.ModelParallel.Present {
-			o.Class = model.ClassModelParallel
+		choice := rules.Class(cfg)
+		o.Class = choice.Class
+		// The class changes the layout unless it is the hybrid one; a
+		// hybrid run with TP sizes (Megatron SFT) is worth saying too.
+		if choice.Class != model.ClassHybrid || cfg.ModelParallel.Present {
+			o.Diagnostics = append(o.Diagnostics, rules.ClassNote(choice))
 		}
 	}
 	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})

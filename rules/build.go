@@ -62,7 +62,7 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 			b.entryRules(ei)
 		}
 	}
-	if opt.Class == model.ClassModelParallel && !brokenMP(cfg) {
+	if opt.Class != model.ClassHybrid && opt.Class != model.ClassBase && opt.Class != "" && !brokenMP(cfg) {
 		b.mpRule()
 	}
 	return b.set

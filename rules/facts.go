@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -47,7 +48,39 @@ func collect(s *Set, cfg *model.Config) *facts {
 		fs.nodeGroup = append(fs.nodeGroup, ng)
 	}
 	fs.collectSettings(s, &cfg.ModelParallel)
+	fs.collectSections(s, cfg)
 	return fs
+}
+
+// sectionKeys name a component section's sizes, as setting facts
+// ("rollout_judge.tensor_parallel_size").
+var sectionKeys = []string{"tensor_parallel_size", "pipeline_parallel_size", "dp_size"}
+
+func sectionSize(sz *model.SectionSizes, key string) model.IntFact {
+	switch key {
+	case "tensor_parallel_size":
+		return sz.TensorParallel
+	case "pipeline_parallel_size":
+		return sz.PipelineParallel
+	}
+	return sz.DataParallel
+}
+
+// collectSections gives each size of a component's own section a fact.
+func (fs *facts) collectSections(s *Set, cfg *model.Config) {
+	names := make([]string, 0, len(cfg.Sections))
+	for n := range cfg.Sections {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		sz := cfg.Sections[n]
+		for _, k := range sectionKeys {
+			if f := sectionSize(&sz, k); f.Set {
+				fs.setting[n+"."+k] = s.add(Fact{Kind: FactParallel, Span: f.Span, Name: n + "." + k, What: fmt.Sprintf("%s.%s %d", n, k, f.Value)})
+			}
+		}
+	}
 }
 
 func (fs *facts) collectGroup(s *Set, g *model.NodeGroup, gi int) {

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -14,23 +15,29 @@ var ruleMP = &Rule{Name: "model-parallel placement", Codes: []string{model.CodeM
 	model.CodeNeedsHardware, model.CodeMPAutoOrder, model.CodeMPSizes, model.CodeMPCollocatedExtra, model.CodeMPTPDivisible,
 	model.CodePackedDivisible, model.CodeMPMode, model.CodeMPTPTooLarge, model.CodeMPRecompute, model.CodeSpansNodes}}
 
+// mpRule adds the model-parallel rule of the class: the components it
+// re-places and the sizes it reads (the multi-agent class reads every
+// component and the extra engines' sections too).
 func (b *builder) mpRule() {
 	var reads []int
-	for _, n := range model.MPComponents {
-		if ei := b.entryOf(n); ei >= 0 {
-			for _, f := range b.fs.segment[ei] {
-				if !slices.Contains(reads, f) {
-					reads = append(reads, f)
-				}
-			}
+	multi := b.opt.Class == model.ClassMultiAgent || b.opt.Class == model.ClassMultiAgentEval
+	for ei := range b.cfg.Components {
+		e := &b.cfg.Components[ei]
+		if multi || slices.ContainsFunc(e.Names, func(n string) bool { return slices.Contains(model.MPComponents, n) }) {
+			reads = append(reads, b.fs.segment[ei]...)
 		}
 	}
-	for _, k := range []string{"actor_tp", "rollout_tp", "rollout_pp", "inference_tp", "auto_scheduler", "recompute_logprobs"} {
-		if f, ok := b.fs.setting[k]; ok {
+	for k, f := range b.fs.setting {
+		if slices.Contains([]string{"actor_tp", "rollout_tp", "rollout_pp", "inference_tp", "auto_scheduler", "recompute_logprobs"}, k) || multi && strings.Contains(k, ".") {
 			reads = append(reads, f)
 		}
 	}
-	b.set.Rules = append(b.set.Rules, &Instance{Rule: ruleMP, Name: ruleMP.Name, Reads: reads, Check: b.mp})
+	slices.Sort(reads)
+	r, check := ruleMP, b.mp
+	if b.opt.Class == model.ClassModelParallelEval || b.opt.Class == model.ClassMultiAgentEval {
+		r, check = ruleEval, b.eval
+	}
+	b.set.Rules = append(b.set.Rules, &Instance{Rule: r, Name: r.Name, Reads: reads, Check: check})
 }
 
 func (b *builder) entryOf(name string) int {
@@ -88,6 +95,8 @@ type mpView struct {
 	segs  map[string][]int
 	roles map[int]string
 	infer string // "inference", or "actor_inference" when only that exists
+	// names are the components in the config's order.
+	names []string
 }
 
 func (x *mpView) mark(n, role string) {
@@ -103,26 +112,41 @@ func (x *mpView) primary(n string) int {
 	return -1
 }
 
-func (b *builder) mp(p Present) *Violation {
+// mpLists reads the GPUs (get_hardware_ranks) under p of the components
+// the class re-places (every component for the multi-agent classes); ok is
+// false when one of their entries fails its own rules (they report it).
+func (b *builder) mpLists(p Present) (*mpView, bool) {
 	x := &mpView{b: b, p: p, lists: map[string][]int{}, segs: map[string][]int{}, roles: map[int]string{}}
-	for _, n := range model.MPComponents {
-		ei := b.entryOf(n)
-		if ei < 0 {
+	multi := b.opt.Class == model.ClassMultiAgent || b.opt.Class == model.ClassMultiAgentEval
+	for ei := range b.cfg.Components {
+		e := &b.cfg.Components[ei]
+		if e.Invalid || !multi && !slices.ContainsFunc(e.Names, func(n string) bool { return slices.Contains(model.MPComponents, n) }) {
 			continue
 		}
 		v, parts := b.entry(ei, p, allRules)
 		if v != nil {
-			return nil // the entry's own rules report it
+			return nil, false
 		}
 		if len(parts) == 0 {
 			continue
 		}
-		x.lists[n] = model.HardwareRanks(parts)
-		for _, f := range b.fs.segment[ei] {
-			if p(f) {
-				x.segs[n] = append(x.segs[n], f)
+		for _, n := range e.Names {
+			x.lists[n] = model.HardwareRanks(parts)
+			x.names = append(x.names, n)
+			for _, f := range b.fs.segment[ei] {
+				if p(f) {
+					x.segs[n] = append(x.segs[n], f)
+				}
 			}
 		}
+	}
+	return x, true
+}
+
+func (b *builder) mp(p Present) *Violation {
+	x, ok := b.mpLists(p)
+	if !ok {
+		return nil
 	}
 	if v := x.required(); v != nil {
 		return v
@@ -137,13 +161,33 @@ func (b *builder) mp(p Present) *Violation {
 			Why:     "RLinf's ModelParallel placement uses Packed strategies over the cluster's GPUs."}
 	}
 	auto, _ := b.setting(p, "auto_scheduler")
-	switch model.DecideMPMode(auto == 1, x.lists["critic"] != nil, actor, rollout) {
-	case model.ModeAuto:
-		return x.auto()
-	case model.ModeCollocated:
-		return x.collocated()
+	mode := model.DecideMPMode(auto == 1, x.lists["critic"] != nil, actor, rollout)
+	if b.opt.Class == model.ClassMultiAgent && mode != model.ModeAuto {
+		mode = model.ModeCollocated // the multi-agent class is always collocated
 	}
-	return x.disaggregated()
+	var v *Violation
+	switch mode {
+	case model.ModeAuto:
+		v = x.auto()
+	case model.ModeCollocated:
+		if v = x.collocated(); v == nil && b.opt.Class == model.ClassMultiAgent {
+			v = x.multiAgent()
+		}
+	default:
+		v = x.disaggregated()
+	}
+	if v != nil {
+		return v
+	}
+	// Packed over the default group: the ranges must be cluster GPUs.
+	for _, n := range model.MPComponents {
+		if l := x.lists[n]; l != nil && !(mode == model.ModeAuto && n == "critic_inference") {
+			if v := x.packedRange(n, l[0], last(l)); v != nil {
+				return v
+			}
+		}
+	}
+	return nil
 }
 
 // required checks the components RLinf asserts and their contiguity. A

@@ -46,12 +46,15 @@ func Expand(cfg *model.Config, inv *model.Inventory, opt Options) (*Result, erro
 				RankMapWorldSize: rm.worldSize, HardwareRanks: rm.hwRanks, NodeGroups: rm.labels, Strategy: rm.strategy})
 		}
 	}
-	if opt.Class == model.ClassModelParallel {
-		mode, err := modelParallel(cfg, c, plan)
-		if err != nil {
-			return nil, fmt.Errorf("expand: %w", err)
-		}
-		plan.Mode = mode
+	var err error
+	switch opt.Class {
+	case model.ClassModelParallel, model.ClassMultiAgent:
+		plan.Mode, err = modelParallel(cfg, c, plan, opt.Class)
+	case model.ClassModelParallelEval, model.ClassMultiAgentEval:
+		plan.Mode, err = evaluation(cfg, plan, opt.Class)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("expand: %w", err)
 	}
 	if err := c.placeAll(plan); err != nil {
 		return nil, err

@@ -1,0 +1,81 @@
+package grammar
+
+import (
+	"strings"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// runConfig reads what the config says of its run: the keys the placement
+// class is inferred from (semantics §10).
+func (d *doc) runConfig(cfg *model.Config) {
+	r := &cfg.Run
+	d.stringFact(&r.TaskType, "runner.task_type")
+	d.stringFact(&r.Workflow, "agentloop.workflow")
+	if n := d.path("runner.num_data_episodes"); n != nil {
+		r.DataEpisodes.Span, r.DataEpisodes.Set = d.span(n), true
+	}
+}
+
+func (d *doc) stringFact(f *model.StringFact, path string) {
+	n := d.path(path)
+	if n == nil {
+		return
+	}
+	if v, ok := d.str(n, path); ok {
+		*f = model.StringFact{Value: v.py.str, Set: true, Span: v.span}
+	}
+}
+
+// standardSections are the components whose sections hold model configs
+// rather than an extra engine's sizes.
+var standardSections = []string{"actor", "rollout", "reward", "inference", "critic", "actor_inference", "critic_inference", "env", "agent"}
+
+// sections reads the parallel sizes of each placed component's own
+// top-level section (multi-agent entry points launch extra rollout engines,
+// such as rollout_judge, from it).
+func (d *doc) sections(cfg *model.Config) {
+	for _, e := range cfg.Components {
+		for _, name := range e.Names {
+			if name == "" || contains(standardSections, name) || strings.Contains(name, ".") {
+				continue
+			}
+			n := d.path(name)
+			if n == nil {
+				continue
+			}
+			s := model.SectionSizes{Span: d.span(n)}
+			for _, k := range []struct {
+				f   *model.IntFact
+				key string
+			}{{&s.TensorParallel, "tensor_parallel_size"}, {&s.PipelineParallel, "pipeline_parallel_size"}, {&s.DataParallel, "dp_size"}} {
+				// RLinf reads these with .get(key, None): null is absent.
+				if v := d.path(name + "." + k.key); v != nil && v.Tag != "!!null" {
+					d.positiveInt(k.f, name+"."+k.key)
+				}
+			}
+			if cfg.Sections == nil {
+				cfg.Sections = map[string]model.SectionSizes{}
+			}
+			cfg.Sections[name] = s
+		}
+	}
+}
+
+// positiveInt reads an optional positive integer at path into f.
+func (d *doc) positiveInt(f *model.IntFact, path string) {
+	n := d.path(path)
+	if n == nil {
+		return
+	}
+	f.Span = d.span(n)
+	v, _, ok := d.integer(n, path)
+	if !ok {
+		return
+	}
+	if v < 1 {
+		d.errorf(model.CodeInvalidValue, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", path, v)
+		return
+	}
+	f.Value, f.Set = v, true
+}

@@ -75,34 +75,56 @@ func (b *builder) envRules(gi int) {
 
 func (b *builder) robotRules() {
 	cfg, fs := b.cfg, b.fs
-	type robot struct {
-		node int
-		typ  string
+	owner := map[robotKey]int{}
+	for _, rc := range robotConfigs(cfg) {
+		og, ok := owner[rc.key]
+		if !ok {
+			owner[rc.key] = rc.group
+			continue
+		}
+		if og == rc.group {
+			continue
+		}
+		x, y := fs.hardware[og][0], fs.hardware[rc.group][rc.index]
+		for k, orc := range cfg.NodeGroups[og].Hardware.Configs {
+			if orc.NodeRank == rc.key.node {
+				x = fs.hardware[og][k]
+				break
+			}
+		}
+		g, o := &cfg.NodeGroups[rc.group], &cfg.NodeGroups[og]
+		b.pair(ruleRobotOwner, x, y, &Violation{Code: model.CodeHardwareConflict, Primary: y,
+			Summary: fmt.Sprintf("%s hardware on node %d is configured in two node groups, %q and %q", rc.key.typ, rc.key.node, o.Label, g.Label),
+			Roles:   map[int]string{x: fmt.Sprintf("in group %q", o.Label), y: fmt.Sprintf("in group %q", g.Label)}})
 	}
-	owner := map[robot]int{}
+}
+
+// robotKey is one robot type on one node.
+type robotKey struct {
+	node int
+	typ  string
+}
+
+// robotConfig is one hardware config: its group, its index there, and the
+// robot it configures.
+type robotConfig struct {
+	group, index int
+	key          robotKey
+}
+
+// robotConfigs lists every hardware config of every group, in order.
+func robotConfigs(cfg *model.Config) []robotConfig {
+	var out []robotConfig
 	for gi := range cfg.NodeGroups {
 		g := &cfg.NodeGroups[gi]
 		if g.Hardware == nil {
 			continue
 		}
 		for k, rc := range g.Hardware.Configs {
-			key := robot{rc.NodeRank, g.Hardware.Type}
-			if og, ok := owner[key]; ok && og != gi {
-				x, y := fs.hardware[og][0], fs.hardware[gi][k]
-				for ok2, orc := range cfg.NodeGroups[og].Hardware.Configs {
-					if orc.NodeRank == rc.NodeRank {
-						x = fs.hardware[og][ok2]
-						break
-					}
-				}
-				b.pair(ruleRobotOwner, x, y, &Violation{Code: model.CodeHardwareConflict, Primary: y,
-					Summary: fmt.Sprintf("%s hardware on node %d is configured in two node groups, %q and %q", g.Hardware.Type, rc.NodeRank, cfg.NodeGroups[og].Label, g.Label),
-					Roles:   map[int]string{x: fmt.Sprintf("in group %q", cfg.NodeGroups[og].Label), y: fmt.Sprintf("in group %q", g.Label)}})
-				continue
-			}
-			owner[key] = gi
+			out = append(out, robotConfig{gi, k, robotKey{rc.NodeRank, g.Hardware.Type}})
 		}
 	}
+	return out
 }
 
 // pair adds an instance that forbids facts x and y together.

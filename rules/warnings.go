@@ -41,26 +41,15 @@ func inventorySource(inv *model.Inventory) string {
 // counts them) and the inventory give a node different robot counts: RLinf
 // goes by the configs.
 func robotCounts(ds *model.Diagnostics, cfg *model.Config, nodes []model.Node) {
-	type key struct {
-		node int
-		typ  string
-	}
-	count := map[key]int{}
-	at := map[key]model.Span{}
-	var order []key
-	for gi := range cfg.NodeGroups {
-		g := &cfg.NodeGroups[gi]
-		if g.Hardware == nil {
-			continue
+	count := map[robotKey]int{}
+	at := map[robotKey]model.Span{}
+	var order []robotKey
+	for _, rc := range robotConfigs(cfg) {
+		if _, seen := count[rc.key]; !seen {
+			order = append(order, rc.key)
+			at[rc.key] = cfg.NodeGroups[rc.group].Hardware.TypeSpan
 		}
-		for _, rc := range g.Hardware.Configs {
-			k := key{rc.NodeRank, g.Hardware.Type}
-			if _, seen := count[k]; !seen {
-				order = append(order, k)
-				at[k] = g.Hardware.TypeSpan
-			}
-			count[k]++
-		}
+		count[rc.key]++
 	}
 	for _, k := range order {
 		if k.node < 0 || k.node >= len(nodes) {

@@ -63,7 +63,7 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 		}
 	}
 	if opt.Class != model.ClassHybrid && opt.Class != model.ClassBase && opt.Class != "" && !brokenMP(cfg) {
-		b.mpRule()
+		b.mpRules()
 	}
 	return b.set
 }

@@ -3,41 +3,119 @@ package rules
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
 )
 
-// ruleMP is ModelParallel placement's validity (semantics §5.2): required
-// components, contiguity, collocated or disaggregated, TP sizes, and the
-// Packed layouts it launches (D1), over the placements and sizes involved.
-var ruleMP = &Rule{Name: "model-parallel placement", Codes: []string{model.CodeMPMissing, model.CodeMPNotContiguous,
-	model.CodeNeedsHardware, model.CodeMPAutoOrder, model.CodeMPSizes, model.CodeMPCollocatedExtra, model.CodeMPTPDivisible,
-	model.CodePackedDivisible, model.CodeMPMode, model.CodeMPTPTooLarge, model.CodeMPRecompute, model.CodeSpansNodes}}
+// The model-parallel classes (semantics §5.2 and §10): RLinf's
+// ModelParallel, MultiAgent and Eval component placements. Each of their
+// assertions is a named check over the components and sizes it reads, so
+// that independent problems are reported one by one, each with only its
+// own facts.
 
-// mpRule adds the model-parallel rule of the class: the components it
-// re-places and the sizes it reads (the multi-agent class reads every
-// component and the extra engines' sections too).
-func (b *builder) mpRule() {
-	var reads []int
-	multi := b.opt.Class == model.ClassMultiAgent || b.opt.Class == model.ClassMultiAgentEval
-	for ei := range b.cfg.Components {
-		e := &b.cfg.Components[ei]
-		if multi || slices.ContainsFunc(e.Names, func(n string) bool { return slices.Contains(model.MPComponents, n) }) {
-			reads = append(reads, b.fs.segment[ei]...)
+// mpCheck is one check of a model-parallel class: the components whose
+// placements it reads, the sizes and switches it reads, and the check.
+type mpCheck struct {
+	rule     *Rule
+	name     string
+	comps    []string
+	settings []string
+	check    func(x *mpView) *Violation
+}
+
+var (
+	ruleMPRequired = &Rule{Name: "model-parallel components present", Codes: []string{model.CodeMPMissing}}
+	ruleMPContig   = &Rule{Name: "model-parallel GPUs contiguous", Codes: []string{model.CodeMPNotContiguous}}
+	ruleMPGPUs     = &Rule{Name: "model-parallel placement has GPUs", Codes: []string{model.CodeNeedsHardware}}
+	ruleMPTP       = &Rule{Name: "TP size within the GPUs", Codes: []string{model.CodeMPTPTooLarge}}
+	ruleMPMode     = &Rule{Name: "collocated, disaggregated or AUTO", Codes: []string{model.CodeMPAutoOrder, model.CodeMPMode}}
+	ruleMPExtra    = &Rule{Name: "no inference in collocated mode", Codes: []string{model.CodeMPCollocatedExtra}}
+	ruleMPStride   = &Rule{Name: "collocated rollout engines inside actor TP groups", Codes: []string{model.CodeMPTPDivisible, model.CodePackedDivisible, model.CodeSpansNodes}}
+	ruleMPInfer    = &Rule{Name: "disaggregated inference", Codes: []string{model.CodeMPTPTooLarge, model.CodeMPRecompute}}
+	ruleMPEngines  = &Rule{Name: "rollout engines of TP x PP GPUs on one node", Codes: []string{model.CodeMPSizes, model.CodePackedDivisible, model.CodeSpansNodes}}
+	ruleMPRange    = &Rule{Name: "packed ranges within the cluster's GPUs", Codes: []string{model.CodeRankOutOfRange}}
+)
+
+// mpChecks are the checks of the class, in RLinf's order.
+func (b *builder) mpChecks() []mpCheck {
+	infer := "inference"
+	if b.entryOf(infer) < 0 && b.entryOf("actor_inference") >= 0 {
+		infer = "actor_inference"
+	}
+	var cs []mpCheck
+	add := func(c ...mpCheck) { cs = append(cs, c...) }
+	if b.evalClass() {
+		add(mpCheck{ruleMPRequired, "evaluation components present", nil, nil, func(x *mpView) *Violation { return x.required("rollout", "reward") }})
+		add(mpc(ruleMPContig, "rollout GPUs contiguous", []string{"rollout"}, nil, contiguousGPUs("rollout")))
+		add(mpCheck{ruleMPGPUs, "evaluation placement has GPUs", nil, nil, (*mpView).hasGPUs})
+		add(mpc(ruleMPTP, "rollout TP size within its GPUs", []string{"rollout"}, []string{"rollout_tp"}, tpSize("rollout")))
+		add(mpc(ruleMPEngines, "rollout engines of TP GPUs", []string{"rollout"}, []string{"rollout_tp"}, (*mpView).evalEngines))
+		for _, n := range []string{"rollout", "reward"} {
+			add(mpc(ruleMPRange, n+" within the cluster's GPUs", []string{n}, nil, packedInRange(n)))
+		}
+		if b.opt.Class == model.ClassMultiAgentEval {
+			cs = append(cs, b.extraChecks()...)
+		}
+		return cs
+	}
+	modeComps := []string{"actor", "rollout", infer, "critic", "critic_inference"}
+	add(mpCheck{ruleMPRequired, "model-parallel components present", nil, nil, func(x *mpView) *Violation { return x.required("actor", "rollout", "reward") }})
+	for _, n := range []string{"actor", "rollout", infer, "critic_inference", "critic"} {
+		add(mpc(ruleMPContig, n+" GPUs contiguous", []string{n}, nil, contiguousGPUs(n)))
+	}
+	add(mpCheck{ruleMPGPUs, "model-parallel placement has GPUs", nil, nil, (*mpView).hasGPUs})
+	for _, n := range []string{"actor", "rollout"} {
+		add(mpc(ruleMPTP, n+" TP size within its GPUs", []string{n}, []string{n + "_tp"}, tpSize(n)))
+	}
+	add(mpc(ruleMPMode, "collocated, disaggregated or AUTO", modeComps, []string{"auto_scheduler"}, (*mpView).mode))
+	add(mpc(ruleMPExtra, "no inference in collocated mode", modeComps, []string{"auto_scheduler"}, (*mpView).collocatedExtra))
+	add(mpc(ruleMPStride, "collocated rollout engines", []string{"actor", "rollout", "critic"}, []string{"auto_scheduler", "actor_tp", "rollout_tp"}, (*mpView).collocatedRollout))
+	add(mpc(ruleMPInfer, "disaggregated inference", append(modeComps, "critic"), []string{"auto_scheduler", "inference_tp", "actor_tp", "recompute_logprobs"}, (*mpView).inference))
+	add(mpc(ruleMPEngines, "disaggregated and AUTO rollout engines", []string{"actor", "rollout", "critic"}, []string{"auto_scheduler", "rollout_tp", "rollout_pp"}, (*mpView).engines))
+	for _, n := range model.MPComponents {
+		if n != "critic_inference" || !b.cfg.ModelParallel.AutoScheduler.Value {
+			add(mpc(ruleMPRange, n+" within the cluster's GPUs", []string{n}, nil, packedInRange(n)))
 		}
 	}
-	for k, f := range b.fs.setting {
-		if slices.Contains([]string{"actor_tp", "rollout_tp", "rollout_pp", "inference_tp", "auto_scheduler", "recompute_logprobs"}, k) || multi && strings.Contains(k, ".") {
-			reads = append(reads, f)
+	if b.opt.Class == model.ClassMultiAgent {
+		cs = append(cs, b.multiAgentChecks()...)
+	}
+	return cs
+}
+
+// mpc is an mpCheck: the check's rule, name, components, settings and
+// function.
+func mpc(r *Rule, name string, comps, settings []string, f func(*mpView) *Violation) mpCheck {
+	return mpCheck{r, name, comps, settings, f}
+}
+
+func (b *builder) evalClass() bool {
+	return b.opt.Class == model.ClassModelParallelEval || b.opt.Class == model.ClassMultiAgentEval
+}
+
+// mpRules adds an instance per check of the class.
+func (b *builder) mpRules() {
+	for _, c := range b.mpChecks() {
+		c := c
+		var reads []int
+		for _, n := range c.comps {
+			if ei := b.entryOf(n); ei >= 0 {
+				reads = append(reads, b.fs.segment[ei]...)
+			}
 		}
+		for _, k := range c.settings {
+			if f, ok := b.fs.setting[k]; ok {
+				reads = append(reads, f)
+			}
+		}
+		b.set.Rules = append(b.set.Rules, &Instance{Rule: c.rule, Name: c.name, Reads: reads, Check: func(p Present) *Violation {
+			x, ok := b.mpView(p, c.comps)
+			if !ok {
+				return nil // an entry's own rules report it
+			}
+			return c.check(x)
+		}})
 	}
-	slices.Sort(reads)
-	r, check := ruleMP, b.mp
-	if b.opt.Class == model.ClassModelParallelEval || b.opt.Class == model.ClassMultiAgentEval {
-		r, check = ruleEval, b.eval
-	}
-	b.set.Rules = append(b.set.Rules, &Instance{Rule: r, Name: r.Name, Reads: reads, Check: check})
 }
 
 func (b *builder) entryOf(name string) int {
@@ -86,41 +164,27 @@ func b2i(v bool) int {
 	return 0
 }
 
-// mpView is one evaluation of the model-parallel rule: each component's
-// GPUs (RLinf's get_hardware_ranks) and the parts that give them.
+// mpView is one evaluation of a model-parallel check: the GPUs (RLinf's
+// get_hardware_ranks) of the components it reads, and the parts that give
+// them.
 type mpView struct {
 	b     *builder
 	p     Present
 	lists map[string][]int
 	segs  map[string][]int
 	roles map[int]string
-	infer string // "inference", or "actor_inference" when only that exists
-	// names are the components in the config's order.
+	// names are the components read, in the config's order.
 	names []string
 }
 
-func (x *mpView) mark(n, role string) {
-	for _, f := range x.segs[n] {
-		x.roles[f] = role
-	}
-}
-
-func (x *mpView) primary(n string) int {
-	if l := x.segs[n]; len(l) > 0 {
-		return l[len(l)-1]
-	}
-	return -1
-}
-
-// mpLists reads the GPUs (get_hardware_ranks) under p of the components
-// the class re-places (every component for the multi-agent classes); ok is
-// false when one of their entries fails its own rules (they report it).
-func (b *builder) mpLists(p Present) (*mpView, bool) {
+// mpView reads the listed components' GPUs under p (every component when
+// comps is nil and the class is multi-agent); ok is false when one of their
+// entries fails its own rules.
+func (b *builder) mpView(p Present, comps []string) (*mpView, bool) {
 	x := &mpView{b: b, p: p, lists: map[string][]int{}, segs: map[string][]int{}, roles: map[int]string{}}
-	multi := b.opt.Class == model.ClassMultiAgent || b.opt.Class == model.ClassMultiAgentEval
 	for ei := range b.cfg.Components {
 		e := &b.cfg.Components[ei]
-		if e.Invalid || !multi && !slices.ContainsFunc(e.Names, func(n string) bool { return slices.Contains(model.MPComponents, n) }) {
+		if e.Invalid || !slices.ContainsFunc(e.Names, func(n string) bool { return slices.Contains(comps, n) }) {
 			continue
 		}
 		v, parts := b.entry(ei, p, allRules)
@@ -143,226 +207,106 @@ func (b *builder) mpLists(p Present) (*mpView, bool) {
 	return x, true
 }
 
-func (b *builder) mp(p Present) *Violation {
-	x, ok := b.mpLists(p)
-	if !ok {
-		return nil
+func (x *mpView) mark(n, role string) {
+	for _, f := range x.segs[n] {
+		x.roles[f] = role
 	}
-	if v := x.required(); v != nil {
-		return v
-	}
-	actor, rollout := x.lists["actor"], x.lists["rollout"]
-	if actor == nil || rollout == nil {
-		return nil
-	}
-	if b.cluster().NumAccelerators() == 0 {
-		return &Violation{Code: model.CodeNeedsHardware, Primary: -1, Roles: x.roles,
-			Summary: "model-parallel placement packs components onto GPUs, but the inventory has none",
-			Why:     "RLinf's ModelParallel placement uses Packed strategies over the cluster's GPUs."}
-	}
-	auto, _ := b.setting(p, "auto_scheduler")
-	mode := model.DecideMPMode(auto == 1, x.lists["critic"] != nil, actor, rollout)
-	if b.opt.Class == model.ClassMultiAgent && mode != model.ModeAuto {
-		mode = model.ModeCollocated // the multi-agent class is always collocated
-	}
-	var v *Violation
-	switch mode {
-	case model.ModeAuto:
-		v = x.auto()
-	case model.ModeCollocated:
-		if v = x.collocated(); v == nil && b.opt.Class == model.ClassMultiAgent {
-			v = x.multiAgent()
-		}
-	default:
-		v = x.disaggregated()
-	}
-	if v != nil {
-		return v
-	}
-	// Packed over the default group: the ranges must be cluster GPUs.
-	for _, n := range model.MPComponents {
-		if l := x.lists[n]; l != nil && !(mode == model.ModeAuto && n == "critic_inference") {
-			if v := x.packedRange(n, l[0], last(l)); v != nil {
-				return v
-			}
-		}
-	}
-	return nil
 }
 
-// required checks the components RLinf asserts and their contiguity. A
-// component missing from the config is a conflict of its own; one only
-// deselected here just takes its checks away (deselecting a fact never
-// makes a violation, so that cores stay meaningful).
-func (x *mpView) required() *Violation {
-	for _, n := range []string{"actor", "rollout", "reward"} {
-		if x.b.entryOf(n) < 0 {
-			return &Violation{Code: model.CodeMPMissing, Primary: -1, Roles: x.roles,
-				Summary: fmt.Sprintf("model-parallel placement needs a `%s` component", n),
-				Why:     "RLinf's ModelParallelComponentPlacement requires actor, rollout and reward GPUs."}
-		}
+func (x *mpView) primary(n string) int {
+	if l := x.segs[n]; len(l) > 0 {
+		return l[len(l)-1]
 	}
-	x.infer = "inference"
-	if x.lists[x.infer] == nil && x.lists["actor_inference"] != nil {
-		x.infer = "actor_inference"
-	}
-	for _, n := range []string{"actor", "rollout", x.infer, "critic_inference", "critic"} {
-		if l := x.lists[n]; l != nil && l[len(l)-1]-l[0]+1 != len(l) {
-			x.mark(n, fmt.Sprintf("%s GPUs %s", n, model.RangeText(l)))
-			return &Violation{Code: model.CodeMPNotContiguous, Primary: x.primary(n), Roles: x.roles,
-				Summary: fmt.Sprintf("%s GPUs %s must be one contiguous range under model-parallel placement", n, model.RangeText(l))}
-		}
-	}
-	return nil
+	return -1
 }
+
+func (x *mpView) size(name string) (int, int) { return x.b.setting(x.p, name) }
 
 func last(l []int) int { return l[len(l)-1] }
 
-func (x *mpView) auto() *Violation {
-	actor, rollout, inf := x.lists["actor"], x.lists["rollout"], x.lists[x.infer]
-	numGPUs := x.b.cluster().NumAccelerators()
-	ok := actor[0] == 0 && last(actor)+1 == rollout[0]
-	if inf != nil {
-		ok = ok && last(rollout)+1 == inf[0] && last(inf) == numGPUs-1
-	} else {
-		ok = ok && last(rollout) == numGPUs-1
-	}
-	if !ok {
-		_, autoF := x.b.setting(x.p, "auto_scheduler")
-		x.mark("actor", "actor")
-		x.mark("rollout", "rollout")
-		x.mark(x.infer, "inference")
-		x.roles[autoF] = "AUTO mode"
-		return &Violation{Code: model.CodeMPAutoOrder, Primary: autoF, Roles: x.roles,
-			Summary: fmt.Sprintf("AUTO mode needs actor, rollout and inference in that order, from GPU 0 to the last GPU (%d)", numGPUs-1)}
-	}
-	if v := x.tpSizes(); v != nil {
-		return v
-	}
-	rtp, rtpF := x.b.setting(x.p, "rollout_tp")
-	preProcess := x.b.cfg.ModelParallel.UsePreProcessPolicy.Value
-	if preProcess && (last(actor)-actor[0]+1)%rtp != 0 {
-		// The rollout also takes the actor's GPUs before it (semantics §5.2).
-		x.mark("actor", fmt.Sprintf("%d GPUs", len(actor)))
-		x.roles[rtpF] = fmt.Sprintf("rollout TP %d", rtp)
-		return &Violation{Code: model.CodeMPSizes, Primary: x.primary("actor"), Roles: x.roles,
-			Summary: fmt.Sprintf("with use_pre_process_policy the actor's %d GPUs must be divisible by rollout TP %d", len(actor), rtp)}
-	}
-	return x.rolloutEngines(model.AutoRolloutGPUs(actor, rollout, preProcess))
-}
-
-func (x *mpView) collocated() *Violation {
-	for _, n := range []string{x.infer, "critic_inference"} {
-		if x.lists[n] != nil {
-			x.mark(n, n+" GPUs")
-			x.mark("actor", "actor and rollout share these GPUs: collocated")
-			return &Violation{Code: model.CodeMPCollocatedExtra, Primary: x.primary(n), Roles: x.roles,
-				Summary: fmt.Sprintf("%s GPUs must not be given in collocated mode", n)}
-		}
-	}
-	if v := x.tpSizes(); v != nil {
-		return v
-	}
-	atp, atpF := x.b.setting(x.p, "actor_tp")
-	rtp, rtpF := x.b.setting(x.p, "rollout_tp")
-	if atp > rtp && atp%rtp != 0 {
-		x.roles[atpF], x.roles[rtpF] = fmt.Sprintf("actor TP %d", atp), fmt.Sprintf("rollout TP %d", rtp)
-		primary := rtpF
-		if primary < 0 {
-			primary = atpF
-		}
-		return &Violation{Code: model.CodeMPTPDivisible, Primary: primary, Roles: x.roles,
-			Summary: fmt.Sprintf("actor TP size %d must be divisible by rollout TP size %d in collocated mode", atp, rtp),
-			Why:     "Collocated rollout engines interleave inside each actor TP group (stride = actor TP / rollout TP).",
-			Fixes:   x.b.tpFixes(atp, rtp)}
-	}
-	stride := model.CollocatedStride(atp, rtp)
-	rollout := x.lists["rollout"]
-	if len(rollout)%(rtp*stride) != 0 {
-		x.mark("rollout", fmt.Sprintf("%d GPUs", len(rollout)))
-		x.roles[rtpF] = fmt.Sprintf("rollout TP %d", rtp)
-		if stride > 1 {
-			x.roles[atpF] = fmt.Sprintf("actor TP %d (stride %d)", atp, stride)
-		}
-		return &Violation{Code: model.CodePackedDivisible, Primary: x.primary("rollout"), Roles: x.roles,
-			Summary: fmt.Sprintf("rollout's %d GPUs are not divisible by rollout TP x stride = %d x %d", len(rollout), rtp, stride)}
-	}
-	return x.packedSpans("rollout", rollout, rtp, stride)
-}
-
-func (x *mpView) disaggregated() *Violation {
-	inf := x.lists[x.infer]
-	pairs := [][2]string{{"actor", "rollout"}, {"actor", x.infer}, {"rollout", x.infer}, {"critic", "actor"},
-		{"critic", "rollout"}, {"critic", "critic_inference"}, {"rollout", "critic_inference"}}
-	for _, pr := range pairs {
-		if overlap(x.lists[pr[0]], x.lists[pr[1]]) {
-			x.mark(pr[0], pr[0])
-			x.mark(pr[1], fmt.Sprintf("%s overlaps %s", pr[1], pr[0]))
-			return &Violation{Code: model.CodeMPMode, Primary: x.primary(pr[1]), Roles: x.roles,
-				Summary: fmt.Sprintf("%s and %s share some GPUs but not all: neither collocated nor disaggregated", pr[0], pr[1]),
-				Why:     "Model-parallel placement is collocated (actor and rollout on exactly the same GPUs) or disaggregated (disjoint GPUs); reward may overlap anything.",
-				Fixes:   []Fix{x.b.moveAfterFix(pr[1], x.lists[pr[0]], x.lists[pr[1]], x.b.cluster().NumAccelerators())}}
-		}
-	}
-	if inf != nil {
-		itp, itpF := x.b.setting(x.p, "inference_tp")
-		if itp > len(inf) {
-			x.mark(x.infer, fmt.Sprintf("%d GPUs", len(inf)))
-			x.roles[itpF] = fmt.Sprintf("inference TP %d", itp)
-			return &Violation{Code: model.CodeMPTPTooLarge, Primary: x.primary(x.infer), Roles: x.roles,
-				Summary: fmt.Sprintf("inference TP size %d is larger than its %d GPUs", itp, len(inf))}
-		}
-		if rc, rcF := x.b.setting(x.p, "recompute_logprobs"); rc == 0 {
-			x.mark(x.infer, "inference GPUs")
-			x.roles[rcF] = "disables inference"
-			return &Violation{Code: model.CodeMPRecompute, Primary: x.primary(x.infer), Roles: x.roles,
-				Summary: "algorithm.recompute_logprobs is false, which disables inference, but inference GPUs are given"}
-		}
-	}
-	if v := x.tpSizes(); v != nil {
-		return v
-	}
-	return x.rolloutEngines(x.lists["rollout"])
-}
-
-// rolloutEngines checks the disaggregated (and AUTO) rollout: engines of
-// len/dp GPUs, dp = len / (TP*PP), each on one node.
-func (x *mpView) rolloutEngines(gpus []int) *Violation {
-	rtp, rtpF := x.b.setting(x.p, "rollout_tp")
-	rpp, rppF := x.b.setting(x.p, "rollout_pp")
-	dp, nhpp := model.RolloutEngines(len(gpus), rtp, rpp)
-	if dp == 0 {
-		x.mark("rollout", fmt.Sprintf("%d GPUs", len(gpus)))
-		x.roles[rtpF], x.roles[rppF] = fmt.Sprintf("TP %d", rtp), fmt.Sprintf("PP %d", rpp)
-		return &Violation{Code: model.CodeMPSizes, Primary: x.primary("rollout"), Roles: x.roles,
-			Summary: fmt.Sprintf("rollout has %d GPUs, fewer than TP x PP = %d", len(gpus), rtp*rpp)}
-	}
-	if len(gpus)%nhpp != 0 {
-		x.mark("rollout", fmt.Sprintf("%d GPUs", len(gpus)))
-		x.roles[rtpF] = fmt.Sprintf("TP %d", rtp)
-		return &Violation{Code: model.CodePackedDivisible, Primary: x.primary("rollout"), Roles: x.roles,
-			Summary: fmt.Sprintf("rollout's %d GPUs make %d engines of %d GPUs with some left over", len(gpus), dp, nhpp)}
-	}
-	return x.packedSpans("rollout", gpus, nhpp, 1)
-}
-
-// tpSizes checks that the actor's and the rollout's TP sizes fit their GPUs.
-func (x *mpView) tpSizes() *Violation {
-	for _, name := range []string{"actor", "rollout"} {
-		tp, f := x.b.setting(x.p, name+"_tp")
-		n := x.lists[name]
-		if tp > len(n) {
-			x.mark(name, fmt.Sprintf("%d GPUs", len(n)))
-			x.roles[f] = fmt.Sprintf("%s TP %d", name, tp)
-			return &Violation{Code: model.CodeMPTPTooLarge, Primary: f, Roles: x.roles,
-				Summary: fmt.Sprintf("%s TP size %d is larger than its %d GPUs", name, tp, len(n))}
+// required checks the components the class asserts. A component missing
+// from the config is a conflict of its own; one only deselected here just
+// takes the other checks away (deselecting a fact never makes a violation).
+func (x *mpView) required(names ...string) *Violation {
+	for _, n := range names {
+		if x.b.entryOf(n) < 0 {
+			return &Violation{Code: model.CodeMPMissing, Primary: -1, Roles: x.roles,
+				Summary: fmt.Sprintf("%s placement needs a `%s` component", x.b.classWord(), n),
+				Why:     fmt.Sprintf("RLinf's %s requires %s GPUs.", x.b.opt.Class.RLinfClass(), joinAnd(names))}
 		}
 	}
 	return nil
 }
 
-// packedSpans checks that each Packed process of a model-parallel component
-// stays on one node (D1).
+// classWord names the class in messages.
+func (b *builder) classWord() string {
+	if b.evalClass() {
+		return "evaluation"
+	}
+	return "model-parallel"
+}
+
+func contiguousGPUs(n string) func(*mpView) *Violation {
+	return func(x *mpView) *Violation {
+		if l := x.lists[n]; l != nil && last(l)-l[0]+1 != len(l) {
+			x.mark(n, fmt.Sprintf("%s GPUs %s", n, model.RangeText(l)))
+			return &Violation{Code: model.CodeMPNotContiguous, Primary: x.primary(n), Roles: x.roles,
+				Summary: fmt.Sprintf("%s GPUs %s must be one contiguous range under %s placement", n, model.RangeText(l), x.b.classWord())}
+		}
+		return nil
+	}
+}
+
+func (x *mpView) hasGPUs() *Violation {
+	if x.b.cluster().NumAccelerators() > 0 {
+		return nil
+	}
+	return &Violation{Code: model.CodeNeedsHardware, Primary: -1, Roles: x.roles,
+		Summary: fmt.Sprintf("%s placement packs components onto GPUs, but the inventory has none", x.b.classWord()),
+		Why:     fmt.Sprintf("RLinf's %s uses Packed strategies over the cluster's GPUs.", x.b.opt.Class.RLinfClass())}
+}
+
+// tpSize checks that a component's TP size fits its GPUs (RLinf's sanity
+// check after the mode).
+func tpSize(name string) func(*mpView) *Violation {
+	return func(x *mpView) *Violation {
+		n := x.lists[name]
+		tp, f := x.size(name + "_tp")
+		if n == nil || tp <= len(n) {
+			return nil
+		}
+		x.mark(name, fmt.Sprintf("%d GPUs", len(n)))
+		x.roles[f] = fmt.Sprintf("%s TP %d", name, tp)
+		return &Violation{Code: model.CodeMPTPTooLarge, Primary: f, Roles: x.roles,
+			Summary: fmt.Sprintf("%s TP size %d is larger than its %d GPUs", name, tp, len(n))}
+	}
+}
+
+// inRange checks that a component's Packed range lies within the cluster's
+// GPUs: these classes place it on the default group, whatever its
+// node_group.
+func packedInRange(n string) func(*mpView) *Violation {
+	return func(x *mpView) *Violation {
+		if l := x.lists[n]; l != nil {
+			return x.packedRange(n, l[0], last(l))
+		}
+		return nil
+	}
+}
+
+func (x *mpView) packedRange(n string, first, end int) *Violation {
+	gpus := x.b.cluster().NumAccelerators()
+	if gpus == 0 || end < gpus {
+		return nil // no GPUs at all is hasGPUs's
+	}
+	x.mark(n, fmt.Sprintf("%s GPUs %d-%d", n, first, end))
+	return &Violation{Code: model.CodeRankOutOfRange, Primary: x.primary(n), Roles: x.roles,
+		Summary: fmt.Sprintf("%s is packed onto cluster GPUs %d-%d, but the cluster has %d GPUs (0-%d)", n, first, end, gpus, gpus-1),
+		Why:     "Model-parallel classes place this component with Packed over the default `cluster` group, whatever its node_group."}
+}
+
+// packedSpans checks that each Packed process of a component stays on one
+// node (D1).
 func (x *mpView) packedSpans(name string, gpus []int, nhpp, stride int) *Violation {
 	r, _ := x.b.cluster().Resolve(nil)
 	if r == nil || last(gpus) >= r.Total {

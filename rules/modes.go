@@ -1,0 +1,219 @@
+package rules
+
+import (
+	"fmt"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// The checks that depend on the model-parallel mode (semantics §5.2 step
+// 4): AUTO when auto_scheduler is on and there is no critic, COLLOCATED
+// when actor and rollout have the same GPUs (always, for the multi-agent
+// class), else DISAGGREGATED.
+
+func (x *mpView) infer() string {
+	if x.lists["inference"] == nil && x.lists["actor_inference"] != nil {
+		return "actor_inference"
+	}
+	return "inference"
+}
+
+// modeOf is the mode under p; ok is false without actor and rollout GPUs.
+func (x *mpView) modeOf() (model.PlacementMode, bool) {
+	actor, rollout := x.lists["actor"], x.lists["rollout"]
+	if actor == nil || rollout == nil {
+		return model.ModeNone, false
+	}
+	auto, _ := x.size("auto_scheduler")
+	m := model.DecideMPMode(auto == 1, x.lists["critic"] != nil, actor, rollout)
+	if x.b.opt.Class == model.ClassMultiAgent && m != model.ModeAuto {
+		m = model.ModeCollocated
+	}
+	return m, true
+}
+
+// mode checks AUTO's order, or that a layout that is not collocated is
+// disaggregated.
+func (x *mpView) mode() *Violation {
+	m, ok := x.modeOf()
+	switch {
+	case !ok || m == model.ModeCollocated:
+		return nil
+	case m == model.ModeAuto:
+		return x.autoOrder()
+	}
+	infer := x.infer()
+	pairs := [][2]string{{"actor", "rollout"}, {"actor", infer}, {"rollout", infer}, {"critic", "actor"},
+		{"critic", "rollout"}, {"critic", "critic_inference"}, {"rollout", "critic_inference"}}
+	for _, pr := range pairs {
+		if overlap(x.lists[pr[0]], x.lists[pr[1]]) {
+			x.mark(pr[0], pr[0])
+			x.mark(pr[1], fmt.Sprintf("%s overlaps %s", pr[1], pr[0]))
+			return &Violation{Code: model.CodeMPMode, Primary: x.primary(pr[1]), Roles: x.roles,
+				Summary: fmt.Sprintf("%s and %s share some GPUs but not all: neither collocated nor disaggregated", pr[0], pr[1]),
+				Why:     "Model-parallel placement is collocated (actor and rollout on exactly the same GPUs) or disaggregated (disjoint GPUs); reward may overlap anything.",
+				Fixes:   []Fix{x.b.moveAfterFix(pr[1], x.lists[pr[0]], x.lists[pr[1]], x.b.cluster().NumAccelerators())}}
+		}
+	}
+	return nil
+}
+
+func (x *mpView) autoOrder() *Violation {
+	actor, rollout, inf := x.lists["actor"], x.lists["rollout"], x.lists[x.infer()]
+	numGPUs := x.b.cluster().NumAccelerators()
+	ok := actor[0] == 0 && last(actor)+1 == rollout[0]
+	if inf != nil {
+		ok = ok && last(rollout)+1 == inf[0] && last(inf) == numGPUs-1
+	} else {
+		ok = ok && last(rollout) == numGPUs-1
+	}
+	if ok {
+		return nil
+	}
+	_, autoF := x.size("auto_scheduler")
+	x.mark("actor", "actor")
+	x.mark("rollout", "rollout")
+	x.mark(x.infer(), "inference")
+	x.roles[autoF] = "AUTO mode"
+	return &Violation{Code: model.CodeMPAutoOrder, Primary: autoF, Roles: x.roles,
+		Summary: fmt.Sprintf("AUTO mode needs actor, rollout and inference in that order, from GPU 0 to the last GPU (%d)", numGPUs-1)}
+}
+
+// collocatedExtra refuses inference GPUs in collocated mode.
+func (x *mpView) collocatedExtra() *Violation {
+	if m, ok := x.modeOf(); !ok || m != model.ModeCollocated {
+		return nil
+	}
+	for _, n := range []string{x.infer(), "critic_inference"} {
+		if x.lists[n] != nil {
+			x.mark(n, n+" GPUs")
+			x.mark("actor", "actor and rollout share these GPUs: collocated")
+			return &Violation{Code: model.CodeMPCollocatedExtra, Primary: x.primary(n), Roles: x.roles,
+				Summary: fmt.Sprintf("%s GPUs must not be given in collocated mode", n)}
+		}
+	}
+	return nil
+}
+
+// collocatedRollout checks the collocated rollout's strided engines: actor
+// TP a multiple of rollout TP, whole engines, each on one node.
+func (x *mpView) collocatedRollout() *Violation {
+	if m, ok := x.modeOf(); !ok || m != model.ModeCollocated {
+		return nil
+	}
+	atp, atpF := x.size("actor_tp")
+	rtp, rtpF := x.size("rollout_tp")
+	rollout := x.lists["rollout"]
+	if rtp > len(rollout) || atp > len(x.lists["actor"]) {
+		return nil // tpSize says so
+	}
+	if atp > rtp && atp%rtp != 0 {
+		x.roles[atpF], x.roles[rtpF] = fmt.Sprintf("actor TP %d", atp), fmt.Sprintf("rollout TP %d", rtp)
+		primary := rtpF
+		if primary < 0 {
+			primary = atpF
+		}
+		return &Violation{Code: model.CodeMPTPDivisible, Primary: primary, Roles: x.roles,
+			Summary: fmt.Sprintf("actor TP size %d must be divisible by rollout TP size %d in collocated mode", atp, rtp),
+			Why:     "Collocated rollout engines interleave inside each actor TP group (stride = actor TP / rollout TP).",
+			Fixes:   x.b.tpFixes(atp, rtp)}
+	}
+	stride := model.CollocatedStride(atp, rtp)
+	if len(rollout)%(rtp*stride) != 0 {
+		x.mark("rollout", fmt.Sprintf("%d GPUs", len(rollout)))
+		x.roles[rtpF] = fmt.Sprintf("rollout TP %d", rtp)
+		if stride > 1 {
+			x.roles[atpF] = fmt.Sprintf("actor TP %d (stride %d)", atp, stride)
+		}
+		return &Violation{Code: model.CodePackedDivisible, Primary: x.primary("rollout"), Roles: x.roles,
+			Summary: fmt.Sprintf("rollout's %d GPUs are not divisible by rollout TP x stride = %d x %d", len(rollout), rtp, stride)}
+	}
+	return x.packedSpans("rollout", rollout, rtp, stride)
+}
+
+// inference checks the inference component RLinf's disaggregated branch
+// checks: its TP size, and that recompute_logprobs does not disable it.
+func (x *mpView) inference() *Violation {
+	m, ok := x.modeOf()
+	infer := x.infer()
+	inf := x.lists[infer]
+	if !ok || m != model.ModeDisaggregated || inf == nil {
+		return nil
+	}
+	if itp, itpF := x.size("inference_tp"); itp > len(inf) {
+		x.mark(infer, fmt.Sprintf("%d GPUs", len(inf)))
+		x.roles[itpF] = fmt.Sprintf("inference TP %d", itp)
+		return &Violation{Code: model.CodeMPTPTooLarge, Primary: x.primary(infer), Roles: x.roles,
+			Summary: fmt.Sprintf("inference TP size %d is larger than its %d GPUs", itp, len(inf))}
+	}
+	if rc, rcF := x.size("recompute_logprobs"); rc == 0 {
+		x.mark(infer, "inference GPUs")
+		x.roles[rcF] = "disables inference"
+		return &Violation{Code: model.CodeMPRecompute, Primary: x.primary(infer), Roles: x.roles,
+			Summary: "algorithm.recompute_logprobs is false, which disables inference, but inference GPUs are given"}
+	}
+	return nil
+}
+
+// engines checks the disaggregated and AUTO rollout: engines of len/dp
+// GPUs, dp = len / (TP*PP), each on one node; under AUTO with
+// use_pre_process_policy the rollout also takes the actor's GPUs.
+func (x *mpView) engines() *Violation {
+	m, ok := x.modeOf()
+	if !ok || m == model.ModeCollocated {
+		return nil
+	}
+	actor, rollout := x.lists["actor"], x.lists["rollout"]
+	if rtp, _ := x.size("rollout_tp"); rtp > len(rollout) {
+		return nil // tpSize says so
+	}
+	gpus := rollout
+	if m == model.ModeAuto {
+		preProcess := x.b.cfg.ModelParallel.UsePreProcessPolicy.Value
+		rtp, rtpF := x.size("rollout_tp")
+		if preProcess && (last(actor)-actor[0]+1)%rtp != 0 {
+			x.mark("actor", fmt.Sprintf("%d GPUs", len(actor)))
+			x.roles[rtpF] = fmt.Sprintf("rollout TP %d", rtp)
+			return &Violation{Code: model.CodeMPSizes, Primary: x.primary("actor"), Roles: x.roles,
+				Summary: fmt.Sprintf("with use_pre_process_policy the actor's %d GPUs must be divisible by rollout TP %d", len(actor), rtp)}
+		}
+		gpus = model.AutoRolloutGPUs(actor, rollout, preProcess)
+	}
+	return x.rolloutEngines(gpus)
+}
+
+func (x *mpView) rolloutEngines(gpus []int) *Violation {
+	rtp, rtpF := x.size("rollout_tp")
+	rpp, rppF := x.size("rollout_pp")
+	dp, nhpp := model.RolloutEngines(len(gpus), rtp, rpp)
+	if dp == 0 {
+		x.mark("rollout", fmt.Sprintf("%d GPUs", len(gpus)))
+		x.roles[rtpF], x.roles[rppF] = fmt.Sprintf("TP %d", rtp), fmt.Sprintf("PP %d", rpp)
+		return &Violation{Code: model.CodeMPSizes, Primary: x.primary("rollout"), Roles: x.roles,
+			Summary: fmt.Sprintf("rollout has %d GPUs, fewer than TP x PP = %d", len(gpus), rtp*rpp)}
+	}
+	if len(gpus)%nhpp != 0 {
+		x.mark("rollout", fmt.Sprintf("%d GPUs", len(gpus)))
+		x.roles[rtpF] = fmt.Sprintf("TP %d", rtp)
+		return &Violation{Code: model.CodePackedDivisible, Primary: x.primary("rollout"), Roles: x.roles,
+			Summary: fmt.Sprintf("rollout's %d GPUs make %d engines of %d GPUs with some left over", len(gpus), dp, nhpp)}
+	}
+	return x.packedSpans("rollout", gpus, nhpp, 1)
+}
+
+// evalEngines checks the evaluation classes' rollout: Packed in engines of
+// its TP size, each on one node.
+func (x *mpView) evalEngines() *Violation {
+	rollout := x.lists["rollout"]
+	rtp, rtpF := x.size("rollout_tp")
+	if rollout == nil || rtp > len(rollout) {
+		return nil
+	}
+	if len(rollout)%rtp != 0 {
+		x.mark("rollout", fmt.Sprintf("%d GPUs", len(rollout)))
+		x.roles[rtpF] = fmt.Sprintf("rollout TP %d", rtp)
+		return &Violation{Code: model.CodePackedDivisible, Primary: x.primary("rollout"), Roles: x.roles,
+			Summary: fmt.Sprintf("rollout's %d GPUs are not divisible into engines of TP %d", len(rollout), rtp)}
+	}
+	return x.packedSpans("rollout", rollout, rtp, 1)
+}

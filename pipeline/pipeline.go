@@ -28,6 +28,9 @@ type Options struct {
 	// SolverBudget bounds the solver (0: its default).
 	SolverBudget time.Duration
 	Limits       grammar.Limits
+	// SlimeSource names where a slime command came from (a file, <stdin>);
+	// "" is grammar.SlimeSource, the --slime string itself.
+	SlimeSource string
 }
 
 // Outcome is everything known about one config file.

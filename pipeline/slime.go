@@ -2,7 +2,9 @@ package pipeline
 
 import (
 	"fmt"
+	"io"
 	"os"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
@@ -19,9 +21,43 @@ type SlimeOutcome struct {
 	Slime    *model.SlimeConfig
 	Topology *model.SlimeTopology
 	Plan     *strategies.SlimeResult
-	// Sources holds the --slime string under grammar.SlimeSource, so that
+	// Sources holds the slime command under its source name
+	// (grammar.SlimeSource, or the file it was read from), so that
 	// diagnostics can show it in code frames.
 	Sources map[string][]byte
+}
+
+// ReadSlimeCommand reads --slime's value: `@FILE` reads the command from a
+// file and `@-` (or `-`) from in, both bounded by the limit on a slime
+// command; anything else is the command itself. source names it for spans.
+func ReadSlimeCommand(arg string, in io.Reader, lim grammar.Limits) (text, source string, d *model.Diagnostic) {
+	if lim.MaxStringBytes == 0 {
+		lim = grammar.DefaultLimits
+	}
+	file, isFile := strings.CutPrefix(arg, "@")
+	switch {
+	case arg == "-" || isFile && file == "-":
+		data, err := io.ReadAll(io.LimitReader(in, int64(lim.MaxStringBytes)+1))
+		if err != nil {
+			return "", "", &model.Diagnostic{Code: model.CodeFileRead, Severity: model.SeverityError,
+				Summary: fmt.Sprintf("cannot read the slime command from standard input: %v", err), Primary: model.Span{File: "<stdin>"}}
+		}
+		if len(data) > lim.MaxStringBytes {
+			return "", "", &model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,
+				Summary: fmt.Sprintf("the slime command on standard input is longer than %d bytes; rlsolve reads at most %d", lim.MaxStringBytes, lim.MaxStringBytes),
+				Primary: model.Span{File: "<stdin>"}}
+		}
+		return string(data), "<stdin>", nil
+	case isFile:
+		flim := lim
+		flim.MaxFileBytes = lim.MaxStringBytes
+		data, d := ReadFile(file, flim)
+		if d != nil {
+			return "", "", d
+		}
+		return string(data), file, nil
+	}
+	return arg, grammar.SlimeSource, nil
 }
 
 // IsSlimeFile reports whether file is a YAML file with a top-level `slime:`
@@ -49,8 +85,12 @@ func CheckSlime(flags, file string, opt Options) *SlimeOutcome {
 	}
 	lim := opt.Limits
 	so := &SlimeOutcome{Outcome: &Outcome{File: file}, Sources: map[string][]byte{}}
+	src := opt.SlimeSource
+	if src == "" {
+		src = grammar.SlimeSource
+	}
 	if file == "" {
-		so.File = grammar.SlimeSource
+		so.File = src
 	}
 	var cfg *model.SlimeConfig
 	if file != "" {
@@ -67,8 +107,8 @@ func CheckSlime(flags, file string, opt Options) *SlimeOutcome {
 		}
 	}
 	if flags != "" || file == "" {
-		so.Sources[grammar.SlimeSource] = []byte(flags)
-		c, ds := grammar.ParseSlimeFlags(flags, lim)
+		so.Sources[src] = []byte(flags)
+		c, ds := grammar.ParseSlimeCommand(src, flags, lim)
 		so.Diagnostics = append(so.Diagnostics, ds...)
 		if c == nil {
 			return so

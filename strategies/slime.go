@@ -79,6 +79,7 @@ func PlanSlime(cfg *model.SlimeConfig, t *model.SlimeTopology, opt SlimeOptions)
 		res.Diagnostics = pl.diags
 		return res
 	}
+	pl.sglangConfig()
 	res.Layout = pl.layout()
 	res.Plan = pl.plan(res.Layout)
 	pl.rankArithmetic(res.Layout)
@@ -98,6 +99,10 @@ func (pl *slimePlanner) check(opt SlimeOptions) bool {
 		d := pl.errAt(model.CodeSlimeMissing, pl.at(model.SlimeRolloutOnly), "the rollout needs a GPU count",
 			"--rollout-num-gpus is required in %s mode", s.Mode())
 		d.Why = "slime has no default for the rollout's GPUs unless actor and rollout are colocated (then it is the actor's)."
+		if n := len(pl.cfg.Unexpanded); n > 0 {
+			d.Why += fmt.Sprintf(" The pasted command leaves `%s` unexpanded (RLS-W0704): --rollout-num-gpus, --colocate or --debug-train-only may be in it.",
+				strings.Join(pl.cfg.Unexpanded[:min(n, 3)], "`, `"))
+		}
 		fix := model.Fix{Message: "add `--rollout-num-gpus N` (a multiple of --rollout-num-gpus-per-engine), or `--colocate`"}
 		if pl.cfg.Appendable {
 			fix.Edits = []model.Edit{{Span: pl.cfg.End, NewText: fmt.Sprintf(" --rollout-num-gpus %d", max(g, 1))}}
@@ -119,25 +124,26 @@ func (pl *slimePlanner) check(opt SlimeOptions) bool {
 			"the %s layout needs %d GPUs, but the inventory has %d", s.Mode(), total, t.NumGPUs())
 		d.Why = "slime reserves one placement-group bundle {GPU: 1, CPU: 1} per GPU of the layout; Ray never schedules a group larger than the cluster."
 	}
-	divides := r <= 0 || g <= 0 || r%g == 0
+	divides := s.EnginesDivide()
 	if !divides {
 		pl.errAt(model.CodeSlimeEngineDivides, pl.at(model.SlimeRolloutNumGPUs, model.SlimeRolloutGPUsPerEngine), "",
 			"rollout_num_gpus %d is not a multiple of rollout_num_gpus_per_engine %d", r, g)
 	}
-	if s.Mode() == model.SlimeColocateMode && s.RolloutSet && s.RolloutGPUs != s.ActorGPUs() {
-		pl.errAt(model.CodeSlimeColocate, pl.at(model.SlimeColocate), "",
-			"--colocate needs as many rollout GPUs as actor GPUs, but the actor has %d and --rollout-num-gpus is %d", s.ActorGPUs(), s.RolloutGPUs)
+	if a, b, bad := s.SourcesConflict(); bad {
+		pl.errAt(model.CodeSlimeGroups, pl.at(b), "", "slime refuses %s with %s", a.Info().Flag, b.Info().Flag)
 	}
-	if fits {
-		if pos, bad := t.WrongNodeSize(s); bad {
-			pl.errAt(model.CodeSlimeNodeSize, pl.at(model.SlimeNumGPUsPerNode), "",
-				"--num-gpus-per-node is %d, but the rollout runs on %s, which has %d GPUs", s.NumGPUsPerNode, SlimeNodeName(t, pos), t.Node(pos).AccelCount)
-		}
+	if s.PrefillLeavesNoDecode() {
+		pl.errAt(model.CodeSlimeGroups, pl.at(model.SlimePrefillServers), "",
+			"--prefill-num-servers %d takes %d of the rollout's %d GPUs, leaving none to decode", s.PrefillServers, s.PrefillGPUs(), r)
 	}
 	if fits && divides {
 		if st, bad := t.Straddler(s); bad {
 			pl.errAt(model.CodeSlimeStraddle, pl.at(model.SlimeRolloutGPUsPerEngine, model.SlimeRolloutNumGPUs), "",
 				"rollout engine %d (bundles %d-%d) crosses a node boundary without spanning whole nodes", st.Engine, st.Start, st.End-1)
+		}
+		if m, bad := t.NodeMismatch(s); bad {
+			pl.errAt(model.CodeSlimeNodeSize, pl.at(model.SlimeNumGPUsPerNode), "",
+				"--num-gpus-per-node is %d, but rollout engine %d (bundles %d-%d) runs on %s, which has %d GPUs", s.NumGPUsPerNode, m.Engine, m.Start, m.End-1, SlimeNodeName(t, m.Pos), t.Node(m.Pos).AccelCount)
 		}
 		eph, ov := t.PortProblems(s)
 		if eph != nil {
@@ -152,6 +158,18 @@ func (pl *slimePlanner) check(opt SlimeOptions) bool {
 	return !pl.diags.HasErrors()
 }
 
+// sglangConfig notes that --sglang-config's engines are not planned.
+func (pl *slimePlanner) sglangConfig() {
+	if !pl.s.SGLangConfig || pl.s.Rollout() <= 0 {
+		return
+	}
+	v := pl.cfg.Values[model.SlimeSGLangConfig]
+	pl.diags = append(pl.diags, model.Diagnostic{Code: model.NoteSlimeSGLangConfig, Severity: model.SeverityNote,
+		Summary: fmt.Sprintf("the engines come from --sglang-config %s, which rlsolve does not read: the placement group and the actor are planned, the rollout's %d GPUs without engines or ports",
+			orDash(v.Arg), pl.s.Rollout()),
+		Primary: v.Span, PrimaryLabel: "defines the server groups"})
+}
+
 // layout expands bundles, engines and ports.
 func (pl *slimePlanner) layout() *model.SlimeLayout {
 	s, t := pl.s, pl.t
@@ -162,41 +180,69 @@ func (pl *slimePlanner) layout() *model.SlimeLayout {
 		pos, local := t.Locate(b)
 		l.Bundles[b] = model.SlimeBundle{Index: b, Node: t.Order[pos], Pos: pos, GPU: t.GPUID(pos, local)}
 	}
-	g := s.GPUsPerEngine
-	cursor := map[int]int{}
-	rank := 0
-	for e := range s.Engines() {
-		eng := model.SlimeEngine{Index: e}
-		for b := off + e*g; b < off+(e+1)*g; b++ {
-			bd := l.Bundles[b]
-			if n := len(eng.Parts); n == 0 || eng.Parts[n-1].Pos != bd.Pos {
-				eng.Parts = append(eng.Parts, model.SlimeEnginePart{Node: bd.Node, Pos: bd.Pos, Rank: rank})
-				rank++
+	// Workers in rank order, group after group; an engine is NodesPerEngine
+	// consecutive workers.
+	c, npe := s.WorkerGPUs(), s.NodesPerEngine()
+	for _, g := range s.ServerGroups() {
+		for w := range g.Workers {
+			rank, first := g.RankOffset+w, off+g.GPUOffset+w*c
+			if rank%npe == 0 {
+				l.Engines = append(l.Engines, model.SlimeEngine{Index: rank / npe, WorkerType: g.WorkerType})
 			}
-			p := &eng.Parts[len(eng.Parts)-1]
-			p.Bundles = append(p.Bundles, b)
-			p.GPUs = append(p.GPUs, bd.GPU)
+			part := model.SlimeEnginePart{Node: l.Bundles[first].Node, Pos: l.Bundles[first].Pos, Rank: rank}
+			for b := first; b < first+c; b++ {
+				part.Bundles = append(part.Bundles, b)
+				part.GPUs = append(part.GPUs, l.Bundles[b].GPU)
+			}
+			e := &l.Engines[len(l.Engines)-1]
+			e.Parts = append(e.Parts, part)
 		}
-		first := eng.Parts[0]
-		c, ok := cursor[first.Pos]
-		if !ok {
-			c = model.SlimePortStart
-		}
-		eng.HTTPPort, eng.NCCLPort = c, c+1
-		eng.DistFirst, eng.DistLast = c+2, c+s.PortsPerEngine()-1
-		cursor[first.Pos] = c + s.PortsPerEngine()
-		if a := t.Node(first.Pos).Address(); a != "" {
-			eng.DistInitAddr = a + ":" + strconv.Itoa(eng.DistFirst)
-		}
-		for _, blk := range []struct {
-			kind        string
-			first, last int
-		}{{"http", eng.HTTPPort, eng.HTTPPort}, {"nccl", eng.NCCLPort, eng.NCCLPort}, {"dist_init", eng.DistFirst, eng.DistLast}} {
-			l.Ports = append(l.Ports, model.SlimePortBlock{Node: first.Node, Pos: first.Pos, Engine: e, Kind: blk.kind, First: blk.first, Last: blk.last})
-		}
-		l.Engines = append(l.Engines, eng)
 	}
+	pl.ports(l)
 	return l
+}
+
+// ports gives every worker its ports in slime's order (model's PortPlan):
+// HTTP, NCCL (and a prefill worker's bootstrap port) on its node, and each
+// engine its dist_init_addr block on its first worker's node.
+func (pl *slimePlanner) ports(l *model.SlimeLayout) {
+	s, t := pl.s, pl.t
+	groups, npe, block := s.ServerGroups(), s.NodesPerEngine(), s.DistBlock()
+	t.PortPlan(s, func(np model.SlimeNodePorts) bool {
+		g, blocks := groups[np.Group], 0
+		for w := np.First; w < np.First+np.Count; w++ {
+			rank, i := g.RankOffset+w, w-np.First
+			e := &l.Engines[rank/npe]
+			p := &e.Parts[rank%npe]
+			p.HTTPPort = np.Base + i*g.FixedPorts()
+			p.NCCLPort = p.HTTPPort + 1
+			pl.portBlock(l, p, e.Index, "http", p.HTTPPort, p.HTTPPort)
+			pl.portBlock(l, p, e.Index, "nccl", p.NCCLPort, p.NCCLPort)
+			if g.WorkerType == model.SlimePrefill {
+				p.BootstrapPort = p.HTTPPort + 2
+				pl.portBlock(l, p, e.Index, "bootstrap", p.BootstrapPort, p.BootstrapPort)
+			}
+			if rank%npe != 0 {
+				continue
+			}
+			k := i
+			if npe > 1 {
+				k, blocks = blocks, blocks+1
+			}
+			e.HTTPPort, e.NCCLPort = p.HTTPPort, p.NCCLPort
+			e.DistFirst = np.Dist + k*block
+			e.DistLast = e.DistFirst + block - 1
+			if a := t.Node(p.Pos).Address(); a != "" {
+				e.DistInitAddr = a + ":" + strconv.Itoa(e.DistFirst)
+			}
+			pl.portBlock(l, p, e.Index, "dist_init", e.DistFirst, e.DistLast)
+		}
+		return true
+	})
+}
+
+func (pl *slimePlanner) portBlock(l *model.SlimeLayout, p *model.SlimeEnginePart, engine int, kind string, first, last int) {
+	l.Ports = append(l.Ports, model.SlimePortBlock{Node: p.Node, Pos: p.Pos, Engine: engine, Kind: kind, First: first, Last: last})
 }
 
 // nodeGPUIDs is the node's GPU ids in stable order, as strings.
@@ -251,42 +297,39 @@ func (pl *slimePlanner) plan(l *model.SlimeLayout) *model.Plan {
 	return plan
 }
 
-// rankArithmetic warns where slime's own arithmetic would take an engine's
+// rankArithmetic warns where slime's own arithmetic would take a worker's
 // ports and dist_init_addr from another node than the one the stable order
-// puts it on: slime groups its rollout actors by rank (rank //
-// engines_per_node) and probes every member's ports on the node of the
-// group's first actor.
+// puts it on: slime groups each server group's workers by rank
+// (local_rank // engines_per_node) and probes every member's ports on the
+// node of the group's first worker.
 func (pl *slimePlanner) rankArithmetic(l *model.SlimeLayout) {
 	s, t := pl.s, pl.t
-	type part struct {
-		engine, pos int
-	}
-	var parts []part
-	for _, e := range l.Engines {
-		for _, p := range e.Parts {
-			parts = append(parts, part{e.Index, p.Pos})
+	npe, epn := s.NodesPerEngine(), s.EnginesPerNode()
+	part := func(rank int) *model.SlimeEnginePart { return &l.Engines[rank/npe].Parts[rank%npe] }
+	for _, g := range s.ServerGroups() {
+		for w := range g.Workers {
+			lead := g.RankOffset + w/epn*epn
+			p, q := part(g.RankOffset+w), part(lead)
+			if p.Pos == q.Pos {
+				continue
+			}
+			e, le := (g.RankOffset+w)/npe, lead/npe
+			at, label := pl.at(model.SlimeActorGPUsPerNode, model.SlimeActorNumNodes, model.SlimeRolloutGPUsPerEngine), "the rollout starts mid-node"
+			why := fmt.Sprintf("here engine %d starts at GPU %d of %s.", le, q.GPUs[0], SlimeNodeName(t, q.Pos))
+			if n := t.Node(q.Pos).AccelCount; n != s.NumGPUsPerNode {
+				at, label = pl.at(model.SlimeNumGPUsPerNode), fmt.Sprintf("the nodes have %d GPUs", n)
+				why = fmt.Sprintf("here %s has %d GPUs.", SlimeNodeName(t, q.Pos), n)
+			}
+			pl.diags = append(pl.diags, model.Diagnostic{Code: model.WarnSlimeRankNode, Severity: model.SeverityWarning,
+				Summary: fmt.Sprintf("slime would probe engine %d's ports and dist_init_addr on engine %d's node, %s, but engine %d runs on %s; rlsolve's port plan uses the node it runs on",
+					e, le, SlimeNodeName(t, q.Pos), e, SlimeNodeName(t, p.Pos)),
+				Primary: at, PrimaryLabel: label,
+				Why: fmt.Sprintf("slime derives a worker's node from its rank in its server group (rank // %d engines per node, from --num-gpus-per-node %d), which assumes every node has that many GPUs and its engines start at its first GPU; ",
+					epn, s.NumGPUsPerNode) + why,
+				Help: []model.Fix{{Message: "set --num-gpus-per-node to the nodes' GPU count and give the actor a multiple of it, so that the rollout starts on a fresh node, or use the ports of `rlsolve plan --output json`"}},
+			})
+			return
 		}
-	}
-	if len(parts) == 0 {
-		return
-	}
-	g := min(s.GPUsPerEngine, s.NumGPUsPerNode)
-	epn := max(1, min(s.NumGPUsPerNode, s.Rollout())/max(g, 1))
-	for r, p := range parts {
-		lead := parts[(r/epn)*epn]
-		if lead.pos == p.pos {
-			continue
-		}
-		_, local := t.Locate(l.RolloutOffset)
-		pl.diags = append(pl.diags, model.Diagnostic{Code: model.WarnSlimeRankNode, Severity: model.SeverityWarning,
-			Summary: fmt.Sprintf("slime would probe engine %d's ports and dist_init_addr on engine %d's node, %s, but engine %d runs on %s; rlsolve's port plan uses the node it runs on",
-				p.engine, lead.engine, SlimeNodeName(t, lead.pos), p.engine, SlimeNodeName(t, p.pos)),
-			Primary: pl.at(model.SlimeActorGPUsPerNode, model.SlimeActorNumNodes, model.SlimeRolloutGPUsPerEngine), PrimaryLabel: "the rollout starts mid-node",
-			Why: fmt.Sprintf("slime derives an engine's node from its rank (rank // %d engines per node), which assumes every node's engines start at its first GPU; here the rollout starts at GPU %d of %s.",
-				epn, local, SlimeNodeName(t, l.Bundles[l.RolloutOffset].Pos)),
-			Help: []model.Fix{{Message: "give the actor a multiple of the node size in GPUs so that the rollout starts on a fresh node, or use the ports of `rlsolve plan --output json`"}},
-		})
-		return
 	}
 }
 

@@ -114,6 +114,10 @@ func checkSlime(in *inputFlags, args []string, output string) error {
 	}
 	src := diag.DiskSources()
 	inv, bad := in.loadInventory()
+	command, source := "", ""
+	if bad == nil && in.slime != "" {
+		command, source, bad = in.slimeCommand()
+	}
 	var outs []*pipeline.Outcome
 	if bad != nil {
 		outs = append(outs, bad)
@@ -127,7 +131,7 @@ func checkSlime(in *inputFlags, args []string, output string) error {
 				outs = append(outs, in.analyze(f, inv))
 				continue
 			}
-			so := pipeline.CheckSlime(in.slime, f, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, SolverBudget: in.budget})
+			so := pipeline.CheckSlime(command, f, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, SolverBudget: in.budget, SlimeSource: source})
 			for name, text := range so.Sources {
 				src.Files[name] = text
 			}

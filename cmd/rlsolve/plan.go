@@ -159,6 +159,10 @@ func planSlime(in *inputFlags, args []string, output, component string, rank int
 	}
 	src := diag.DiskSources()
 	inv, bad := in.loadInventory()
+	command, source := "", ""
+	if bad == nil && in.slime != "" {
+		command, source, bad = in.slimeCommand()
+	}
 	if bad != nil {
 		diag.Text(os.Stderr, bad.Diagnostics, src, useColor())
 		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
@@ -168,7 +172,7 @@ func planSlime(in *inputFlags, args []string, output, component string, rank int
 	if len(args) > 0 {
 		file = args[0]
 	}
-	so := pipeline.CheckSlime(in.slime, file, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, SolverBudget: in.budget})
+	so := pipeline.CheckSlime(command, file, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, SolverBudget: in.budget, SlimeSource: source})
 	for name, text := range so.Sources {
 		src.Files[name] = text
 	}

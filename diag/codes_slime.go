@@ -225,6 +225,17 @@ slime: "python3 train.py --colocate $SGLANG_ARGS"
 `,
 	},
 	{
+		Code:  model.WarnSlimeSplitCommand,
+		Title: "pasted command split by a missing line continuation",
+		Text: "A newline ends a shell command unless the line ends with `\\`. When the line after the launch " +
+			"command starts with a flag or with `${ARRAY[@]}`, a `\\` is most likely missing: the shell runs " +
+			"that line as a command of its own, and slime never receives those arguments. rlsolve plans what " +
+			"slime receives; add the `\\` if the arguments are meant for slime.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: "python3 train.py --colocate\n  --actor-num-nodes 2"
+`,
+	},
+	{
 		Code:  model.NoteSlimeIgnored,
 		Title: "arguments that do not affect placement",
 		Text: "rlsolve reads slime's placement flags only. In a pasted launch command it reads the arguments after " +

@@ -40,6 +40,9 @@ type shellExp struct {
 // shellCommand is one simple command's words, redirections left out.
 type shellCommand struct {
 	Words []shellWord
+	// Sep is the operator or newline that ended it ("" at the end of the
+	// input).
+	Sep string
 }
 
 // shellError is input the shell cannot parse: an unterminated quote or
@@ -82,7 +85,7 @@ func shellLex(s string) ([]shellCommand, *shellError) {
 		return nil, l.err
 	}
 	l.endWord(len(s))
-	l.endCommand()
+	l.endCommand("")
 	return l.cmds, nil
 }
 
@@ -102,7 +105,7 @@ func (l *shellLexer) step() {
 		l.i++
 	case c == '\n':
 		l.endWord(i)
-		l.endCommand()
+		l.endCommand("\n")
 		l.i++
 		l.skipHeredocs()
 	case c == '#' && l.w == nil:
@@ -162,7 +165,7 @@ func (l *shellLexer) operator() {
 		case "<<<", "&>>", ">>", "<&", ">&", "<>", ">|", "&>", "<", ">":
 			l.redirect = true
 		default:
-			l.endCommand()
+			l.endCommand(op)
 		}
 		return
 	}
@@ -249,9 +252,9 @@ func (l *shellLexer) endWord(end int) {
 	l.w = nil
 }
 
-func (l *shellLexer) endCommand() {
+func (l *shellLexer) endCommand(sep string) {
 	if len(l.cur) > 0 {
-		l.cmds = append(l.cmds, shellCommand{Words: l.cur})
+		l.cmds = append(l.cmds, shellCommand{Words: l.cur, Sep: sep})
 	}
 	l.cur, l.redirect = nil, false
 }

@@ -23,6 +23,11 @@ type slimeArgv struct {
 	program *shellWord
 	// commands is how many commands the text holds.
 	commands int
+	// last is the program's command's last word, and cut the command on
+	// the next line when it looks like more of its arguments: a `\` is
+	// missing, and the shell runs them as a command of their own.
+	last *shellWord
+	cut  *shellCommand
 }
 
 // slimeArgs picks slime's arguments out of the commands: those of the
@@ -45,6 +50,10 @@ func slimeArgs(cmds []shellCommand) slimeArgv {
 		k := programIndex(ws)
 		out.program = &ws[k]
 		out.words = ws[k+1:]
+		out.last = &ws[len(ws)-1]
+		if next := chosen + 1; next < len(cmds) && cmds[chosen].Sep == "\n" && looksLikeArgs(cmds[next].Words[0]) {
+			out.cut = &cmds[next]
+		}
 		return out
 	}
 	var all []shellWord
@@ -100,6 +109,12 @@ func leadingAssignment(w string) string {
 	return name + "="
 }
 
+// looksLikeArgs reports whether a command's first word is an argument
+// rather than a program: a flag, or words the shell expands into flags.
+func looksLikeArgs(w shellWord) bool {
+	return strings.HasPrefix(w.Text, "--") || mayHoldFlags(w)
+}
+
 func hasPlacementFlag(ws []shellWord) bool {
 	for _, w := range ws {
 		name, _, _ := strings.Cut(w.Text, "=")
@@ -136,6 +151,9 @@ func (p *slimeParser) notes(args slimeArgv) {
 		}
 		p.diags = append(p.diags, d)
 	}
+	if args.cut != nil {
+		p.missingContinuation(args)
+	}
 	if len(p.ignored) == 0 {
 		return
 	}
@@ -156,4 +174,25 @@ func (p *slimeParser) notes(args slimeArgv) {
 		Primary:      p.ignSpan,
 		PrimaryLabel: "not a placement flag",
 	})
+}
+
+// missingContinuation warns that the line after the command looks like more
+// of its arguments: without a `\` the shell runs it as a separate command.
+func (p *slimeParser) missingContinuation(args slimeArgv) {
+	first := args.cut.Words[0]
+	at := p.wordSpan(first, 0, -1)
+	end := p.loc.span(args.last.End, args.last.End)
+	end.EndLine, end.EndCol = end.Line, end.Col
+	d := model.Diagnostic{Code: model.WarnSlimeSplitCommand, Severity: model.SeverityWarning,
+		Summary: fmt.Sprintf("the command ends at %s without a `\\`, so the shell runs `%s` and the %d word(s) after it as a separate command: slime does not get them",
+			p.loc.where(end), first.Text, len(args.cut.Words)-1),
+		Primary: at, PrimaryLabel: "a separate command",
+		Labels: []model.Label{{Span: p.wordSpan(*args.last, 0, -1), Message: "the command ends here"}},
+		Why:    "A newline ends a shell command unless the line ends with `\\`; rlsolve reads what slime receives, as the shell would run it.",
+		Help:   []model.Fix{{Message: "end the line with ` \\` if these are slime's arguments"}},
+	}
+	if p.loc.at == nil {
+		d.Help[0].Edits = []model.Edit{{Span: end, NewText: " \\"}}
+	}
+	p.diags = append(p.diags, d)
 }

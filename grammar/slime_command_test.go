@@ -117,3 +117,27 @@ func TestParseSlimeCommandErrors(t *testing.T) {
 		}
 	}
 }
+
+// A line after the command that looks like more of its arguments, but is
+// not joined by a `\`, is a separate command: warned, with the fix.
+func TestParseSlimeCommandMissingContinuation(t *testing.T) {
+	in := "ray job submit -- python3 train.py \\\n   --colocate \\\n   --x $((4 * 2))\n   ${SGLANG_ARGS[@]} \\\n   --actor-num-nodes 2\n"
+	cfg, ds := ParseSlimeFlags(in, DefaultLimits)
+	var w *model.Diagnostic
+	for i := range ds {
+		if ds[i].Code == model.WarnSlimeSplitCommand {
+			w = &ds[i]
+		}
+	}
+	if w == nil || w.Primary.Line != 4 || w.Primary.Col != 4 || !strings.Contains(w.Summary, "the command ends at line 3, column 18 without a `\\`") ||
+		len(w.Help) != 1 || len(w.Help[0].Edits) != 1 || w.Help[0].Edits[0].Span.Line != 3 || w.Help[0].Edits[0].Span.Col != 18 {
+		t.Fatalf("%+v", ds)
+	}
+	if cfg.Values[model.SlimeActorNumNodes].Set || !cfg.Values[model.SlimeColocate].Set {
+		t.Errorf("the split-off flags are not slime's: %+v", cfg.Values)
+	}
+	// A next command that is a program is just another command.
+	if _, ds := ParseSlimeFlags("python3 train.py --colocate\necho done", DefaultLimits); len(ds) != 0 {
+		t.Errorf("%+v", ds)
+	}
+}

@@ -15,10 +15,11 @@ const (
 	CodeSlimePortRange     = "RLS-E0710" // a planned port falls in the ephemeral range
 	CodeSlimePortOverlap   = "RLS-E0711" // two engines' port blocks overlap on one machine
 
-	WarnSlimeRankNode    = "RLS-W0701" // slime's rank arithmetic puts an engine on another node
-	WarnSlimeActorSpread = "RLS-W0702" // actor ranks land on other nodes than actor_num_nodes x gpus says
-	WarnSlimeRepeated    = "RLS-W0703" // a flag given twice: slime uses the last
-	WarnSlimeUnexpanded  = "RLS-W0704" // pasted shell words left unexpanded may hold placement flags
+	WarnSlimeRankNode     = "RLS-W0701" // slime's rank arithmetic puts an engine on another node
+	WarnSlimeActorSpread  = "RLS-W0702" // actor ranks land on other nodes than actor_num_nodes x gpus says
+	WarnSlimeRepeated     = "RLS-W0703" // a flag given twice: slime uses the last
+	WarnSlimeUnexpanded   = "RLS-W0704" // pasted shell words left unexpanded may hold placement flags
+	WarnSlimeSplitCommand = "RLS-W0705" // a missing `\` splits slime's arguments into a separate command
 
 	NoteSlimeIgnored      = "RLS-N0701" // arguments that do not affect placement are ignored
 	NoteSlimeSGLangConfig = "RLS-N0702" // --sglang-config defines the engines: they are not planned

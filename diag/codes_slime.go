@@ -28,7 +28,7 @@ slime: "--actor-num-node 2 --rollout-num-gpus 8"
 		Text: "GPU counts, node counts, the engine size, the SGLang dp size and the prefill server count are whole " +
 			"numbers of at least 1 (--rollout-num-gpus may be 0: routers without local engines), written in decimal " +
 			"digits. A value left to the shell (`${NUM_GPUS}`, `$(nproc)`) is refused, naming the variable: rlsolve " +
-			"never runs the script that sets it. Paste the command as bash runs it (`bash -x script.sh` prints it) " +
+			"never runs the script that sets it. Paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints) " +
 			"or write the number. rlsolve also refuses 1_0, which Python's int() would read as 10.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime:
@@ -218,7 +218,7 @@ slime: "--rollout-num-gpus 8 --rollout-num-gpus 4"
 		Text: "A launch command pasted as the script writes it keeps words for the shell to expand, such as " +
 			"`${SGLANG_ARGS[@]}` or `$EXTRA_ARGS`. They may hold placement flags (--rollout-num-gpus-per-engine " +
 			"often sits in an array), which rlsolve cannot see: those flags keep their defaults in its plan. " +
-			"Paste the command as bash runs it (`bash -x script.sh` prints it with every variable expanded), or " +
+			"Paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints in the job's output), or " +
 			"write the placement flags out.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime: "python3 train.py --colocate $SGLANG_ARGS"

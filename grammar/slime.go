@@ -335,7 +335,7 @@ func (p *slimeParser) expandedValue(name string, nameSpan model.Span, w shellWor
 		name, p.loc.where(nameSpan), text, what, p.loc.where(at))
 	d.Labels = []model.Label{{Span: nameSpan, Message: "the flag"}}
 	d.Why = "rlsolve reads the command as text and never runs the script that sets the variable; a guessed value would plan another layout than slime's."
-	d.Help = []model.Fix{{Message: fmt.Sprintf("replace `%s` with its value, or paste the command as bash runs it (`bash -x script.sh` prints it with every variable expanded)", text)}}
+	d.Help = []model.Fix{{Message: fmt.Sprintf("replace `%s` with its value, or paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints in the job's output, every variable expanded)", text)}}
 }
 
 // unknown handles a flag that is not a placement flag: a near miss of one

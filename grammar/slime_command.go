@@ -141,7 +141,7 @@ func (p *slimeParser) notes(args slimeArgv) {
 				first.Text, p.loc.where(at), more),
 			Primary: at, PrimaryLabel: "expanded by the shell",
 			Why:  "rlsolve reads the command as text and never runs the script that sets these variables.",
-			Help: []model.Fix{{Message: "paste the command as bash runs it (`bash -x script.sh` prints it with every variable expanded), or write the placement flags out"}},
+			Help: []model.Fix{{Message: "paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints in the job's output, every variable expanded), or write the placement flags out"}},
 		}
 		for _, w := range p.unexpanded[1:min(n, 6)] {
 			d.Labels = append(d.Labels, model.Label{Span: p.wordSpan(w, 0, -1), Message: "not expanded"})

@@ -36,7 +36,9 @@ func TestParseSlimeCommandWrappers(t *testing.T) {
 		{"flags with a .py value", "--actor-num-nodes 2 --custom-generate-function-path gen.py --colocate", map[model.SlimeKey]int{model.SlimeActorNumNodes: 2, model.SlimeColocate: 1}},
 		// Without a program, the flags after the wrapper's `--` are read.
 		{"wrapper without program", "ray job submit --address x -- --actor-num-nodes 2", map[model.SlimeKey]int{model.SlimeActorNumNodes: 2}},
-		// As bash -x prints it: $'...' words.
+		// As set -x traces it: a leading +, quoted and $'...' words.
+		{"set -x trace", "+ ray job submit --address=http://127.0.0.1:8265 '--runtime-env-json={\n  \"A\": \"1\"\n}' -- python3 train.py --actor-num-nodes 2 --colocate",
+			map[model.SlimeKey]int{model.SlimeActorNumNodes: 2, model.SlimeColocate: 1}},
 		{"bash -x", `ray job submit $'--runtime-env-json={\n "a": 1\n}' -- python3 train.py --actor-num-gpus-per-node 4 --sglang-data-parallel-size 2`, map[model.SlimeKey]int{model.SlimeActorGPUsPerNode: 4, model.SlimeDPSize: 2}},
 		{"new flags", "python3 train.py --prefill-num-servers 1 --rollout-external-engine-addrs 10.0.0.1:30000 10.0.0.2:30000 --load-debug-rollout-data /d/{rollout_id}.pt --sglang-config ${CFG}",
 			map[model.SlimeKey]int{model.SlimePrefillServers: 1, model.SlimeRolloutExternal: 1, model.SlimeLoadDebugRollout: 1, model.SlimeSGLangConfig: 1}},

@@ -437,18 +437,8 @@ func (p *slimeParser) set(k model.SlimeKey, v model.SlimeValue) {
 	p.cfg.Values[k] = v
 }
 
-func isNumber(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
+// isNumber reports whether s is a whole number, negative ones included.
+func isNumber(s string) bool { return isDigits(strings.TrimPrefix(s, "-")) }
 
 func quoteList(xs []string) string {
 	q := make([]string, len(xs))

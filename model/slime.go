@@ -71,27 +71,21 @@ var SlimeKeys = [SlimeNumKeys]SlimeKeyInfo{
 // SlimeKeyByFlag finds a flag by any of its command-line spellings;
 // asSwitch is set for a switch alias of a Text flag.
 func SlimeKeyByFlag(flag string) (k SlimeKey, asSwitch, ok bool) {
-	for k, info := range SlimeKeys {
-		if info.Flag == flag {
-			return SlimeKey(k), false, true
-		}
-		for _, a := range info.Aliases {
-			if a.Flag == flag {
-				return SlimeKey(k), a.Switch, true
-			}
-		}
-	}
-	return 0, false, false
+	return slimeKeyBy(func(f, _ string) bool { return f == flag })
 }
 
 // SlimeKeyByYAML finds a flag by any of its YAML key spellings.
 func SlimeKeyByYAML(key string) (k SlimeKey, asSwitch, ok bool) {
+	return slimeKeyBy(func(_, y string) bool { return y == key })
+}
+
+func slimeKeyBy(match func(flag, key string) bool) (SlimeKey, bool, bool) {
 	for k, info := range SlimeKeys {
-		if info.Key == key {
+		if match(info.Flag, info.Key) {
 			return SlimeKey(k), false, true
 		}
 		for _, a := range info.Aliases {
-			if a.Key == key {
+			if match(a.Flag, a.Key) {
 				return SlimeKey(k), a.Switch, true
 			}
 		}

@@ -29,8 +29,13 @@ func codes(ds model.Diagnostics) []string {
 }
 
 // The layouts of slime.md: bundle counts, rollout offset, actor rank r on
-// stable bundle r, engine i on bundles offset + i*g ... .
+// stable bundle r, engine i on bundles offset + i*g ... . The second part
+// is slime's own placement-group cases (tests/test_placement_group.py, a
+// 2 x 8 actor): colocate takes max(actor, rollout) bundles, the actor on
+// the first; --rollout-num-gpus 0 starts routers only; external engines
+// leave the rollout's bundles empty.
 func TestSlimeLayoutsOfTheSpec(t *testing.T) {
+	const a = "--actor-num-nodes 2 --actor-num-gpus-per-node 8 "
 	for _, c := range []struct {
 		flags           string
 		bundles, offset int
@@ -42,6 +47,17 @@ func TestSlimeLayoutsOfTheSpec(t *testing.T) {
 		{"--colocate --actor-num-nodes 2 --rollout-num-gpus-per-engine 2", 16, 0, 16, 8, model.ModeCollocated},
 		{"--colocate --actor-num-nodes 1 --rollout-num-gpus 8", 8, 0, 8, 8, model.ModeCollocated},
 		{"--actor-num-nodes 2 --actor-num-gpus-per-node 8 --rollout-num-gpus 8 --rollout-num-gpus-per-engine 2", 24, 16, 16, 4, model.ModeDisaggregated},
+		{a + "--rollout-num-gpus 32", 48, 16, 16, 32, model.ModeDisaggregated},
+		{a + "--rollout-num-gpus 32 --debug-train-only", 16, 0, 16, 0, model.ModeTrainOnly},
+		{a + "--rollout-num-gpus 32 --load-debug-rollout-data /d/{rollout_id}.pt", 16, 0, 16, 0, model.ModeTrainOnly},
+		{a + "--rollout-num-gpus 32 --debug-rollout-only", 32, 0, 0, 32, model.ModeRolloutOnly},
+		{a + "--colocate --rollout-num-gpus 8", 16, 0, 16, 8, model.ModeCollocated},
+		{a + "--colocate --rollout-num-gpus 32", 32, 0, 16, 32, model.ModeCollocated},
+		{a + "--colocate --rollout-num-gpus 0", 16, 0, 16, 0, model.ModeCollocated},
+		{a + "--rollout-num-gpus 0", 16, 16, 16, 0, model.ModeDisaggregated},
+		{a + "--rollout-num-gpus 32 --rollout-external-engine-addrs 10.1.0.1:30000", 16, 16, 16, 0, model.ModeDisaggregated},
+		{a + "--rollout-external --debug-rollout-only", 16, 0, 0, 0, model.ModeDisaggregated},
+		{a + "--colocate --debug-rollout-only", 16, 0, 0, 16, model.ModeRolloutOnly},
 	} {
 		so := CheckSlime(c.flags, "", noInventory())
 		if so.Failed(false) || so.Plan == nil || so.Plan.Plan == nil {
@@ -285,56 +301,6 @@ func FuzzCheckSlime(f *testing.F) {
 			t.Fatalf("%q: no errors and no plan", flags)
 		}
 	})
-}
-
-// slime's own placement-group cases (tests/test_placement_group.py: a
-// 2 x 8 actor, 32 rollout GPUs unless changed): the group's size and the
-// rollout's offset, plus what is placed on them. Colocate takes max(actor,
-// rollout) bundles, the actor on the first; --rollout-num-gpus 0 starts
-// routers only; external engines leave the rollout's bundles empty.
-func TestSlimePlacementGroupOfSlime(t *testing.T) {
-	base := "--actor-num-nodes 2 --actor-num-gpus-per-node 8 "
-	for _, c := range []struct {
-		flags           string
-		bundles, offset int
-		actor, engines  int
-		mode            model.SlimeMode
-	}{
-		{"--rollout-num-gpus 32", 48, 16, 16, 32, model.SlimeDisaggregatedMode},
-		{"--rollout-num-gpus 32 --debug-train-only", 16, 0, 16, 0, model.SlimeTrainOnlyMode},
-		{"--rollout-num-gpus 32 --load-debug-rollout-data /d/{rollout_id}.pt", 16, 0, 16, 0, model.SlimeTrainOnlyMode},
-		{"--rollout-num-gpus 32 --debug-rollout-only", 32, 0, 0, 32, model.SlimeRolloutOnlyMode},
-		{"--colocate --rollout-num-gpus 8", 16, 0, 16, 8, model.SlimeColocateMode},
-		{"--colocate --rollout-num-gpus 16", 16, 0, 16, 16, model.SlimeColocateMode},
-		{"--colocate --rollout-num-gpus 32", 32, 0, 16, 32, model.SlimeColocateMode},
-		{"--colocate", 16, 0, 16, 16, model.SlimeColocateMode},
-		{"--rollout-num-gpus 0", 16, 16, 16, 0, model.SlimeDisaggregatedMode},
-		{"--colocate --rollout-num-gpus 0", 16, 0, 16, 0, model.SlimeColocateMode},
-		{"--rollout-num-gpus 32 --rollout-external-engine-addrs 10.1.0.1:30000", 16, 16, 16, 0, model.SlimeExternalMode},
-		{"--rollout-external", 16, 16, 16, 0, model.SlimeExternalMode},
-		{"--rollout-external --debug-rollout-only", 16, 0, 0, 0, model.SlimeExternalMode},
-		{"--colocate --debug-rollout-only", 16, 0, 0, 16, model.SlimeRolloutOnlyMode},
-	} {
-		so := CheckSlime(base+c.flags, "", noInventory())
-		if so.Failed(false) || so.Plan == nil || so.Plan.Plan == nil {
-			t.Errorf("%s: %v", c.flags, so.Diagnostics)
-			continue
-		}
-		l := so.Plan.Layout
-		actor := 0
-		if a := so.Plan.Plan.Component("actor"); a != nil {
-			actor = len(a.Placements)
-		}
-		if l.NumBundles != c.bundles || l.RolloutOffset != c.offset || actor != c.actor || len(l.Engines) != c.engines || l.Mode != c.mode {
-			t.Errorf("%s: %d bundles, offset %d, %d actor ranks, %d engines, %s; want %d, %d, %d, %d, %s", c.flags,
-				l.NumBundles, l.RolloutOffset, actor, len(l.Engines), l.Mode, c.bundles, c.offset, c.actor, c.engines, c.mode)
-		}
-		for i, e := range l.Engines {
-			if b := e.Parts[0].Bundles[0]; b != c.offset+i {
-				t.Errorf("%s: engine %d on bundle %d", c.flags, i, b)
-			}
-		}
-	}
 }
 
 // --sglang-config defines the engines in a file rlsolve does not read:

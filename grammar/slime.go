@@ -74,7 +74,7 @@ func (l *slimeLocator) span(from, to int) model.Span {
 // where names a position for messages: "column 12", or "line 3, column
 // 12" in a text of several lines.
 func (l *slimeLocator) where(sp model.Span) string {
-	if l.at == nil && strings.Contains(l.s, "\n") {
+	if l.at == nil && strings.Contains(strings.TrimRight(l.s, "\r\n"), "\n") {
 		return fmt.Sprintf("line %d, column %d", sp.Line, sp.Col)
 	}
 	return fmt.Sprintf("column %d", sp.Col)
@@ -96,7 +96,6 @@ func slimeFlagNames() []string {
 type slimeParser struct {
 	loc     *slimeLocator
 	cfg     *model.SlimeConfig
-	lim     Limits
 	diags   model.Diagnostics
 	ignored []string
 	ignSpan model.Span
@@ -170,7 +169,7 @@ func parseSlimeFlags(s string, loc *slimeLocator, lim Limits) (*model.SlimeConfi
 	if lim.MaxStringBytes == 0 {
 		lim = DefaultLimits
 	}
-	p := &slimeParser{loc: loc, lim: lim}
+	p := &slimeParser{loc: loc}
 	whole := loc.span(0, max(len(s), 1))
 	p.cfg = &model.SlimeConfig{Source: loc.file, Span: whole, End: loc.span(len(s), len(s)), Appendable: loc.at == nil}
 	p.cfg.End.EndCol = p.cfg.End.Col // an insertion point

@@ -24,10 +24,12 @@ slime: "--actor-num-node 2 --rollout-num-gpus 8"
 	},
 	{
 		Code:  model.CodeSlimeValue,
-		Title: "slime flag value not a positive whole number",
-		Text: "GPU counts, node counts, the engine size and the SGLang dp size are whole numbers of at least 1, " +
-			"written in decimal digits. rlsolve does not expand shell variables ($N) and refuses 1_0, which " +
-			"Python's int() would read as 10.",
+		Title: "slime flag value not a whole number",
+		Text: "GPU counts, node counts, the engine size, the SGLang dp size and the prefill server count are whole " +
+			"numbers of at least 1 (--rollout-num-gpus may be 0: routers without local engines), written in decimal " +
+			"digits. A value left to the shell (`${NUM_GPUS}`, `$(nproc)`) is refused, naming the variable: rlsolve " +
+			"never runs the script that sets it. Paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints) " +
+			"or write the number. rlsolve also refuses 1_0, which Python's int() would read as 10.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime:
   actor_num_nodes: 0
@@ -102,14 +104,16 @@ slime:
 	},
 	{
 		Code:  model.CodeSlimeNodeSize,
-		Title: "wrong GPUs per node for the inventory",
-		Text: "slime computes each engine's base GPU as (offset + rank x gpus_per_engine) % num_gpus_per_node " +
-			"and its node as rank // engines_per_node, from --num-gpus-per-node (8 by default). On nodes with " +
-			"another GPU count, such as 4-GPU GB200 nodes, engines ask for GPUs that do not exist or take " +
-			"another node's ports. Set --num-gpus-per-node to the rollout nodes' GPU count.",
+		Title: "engine split into nodes wrongly",
+		Text: "slime starts an engine as max(1, gpus_per_engine // num_gpus_per_node) SGLang nodes of " +
+			"min(gpus_per_engine, num_gpus_per_node) GPUs, from --num-gpus-per-node (8 by default). An engine " +
+			"spanning nodes runs only when that split is its nodes: on 4-GPU GB200 nodes an 8-GPU engine with " +
+			"the default 8 is started as one node it does not fit on. Engines within one node do not depend on " +
+			"--num-gpus-per-node. Set it to the rollout nodes' GPU count.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime:
   rollout_num_gpus: 8
+  rollout_num_gpus_per_engine: 8
   debug_rollout_only: true
 inventory:
   nodes:
@@ -118,26 +122,29 @@ inventory:
 `,
 	},
 	{
-		Code:  model.CodeSlimeColocate,
-		Title: "colocate with unequal GPU counts",
-		Text: "With --colocate the actor and the rollout share the same bundles one to one: each bundle's GPU " +
-			"holds an actor (0.8 GPU) and an engine's share (0.2 GPU). These fractions are Ray bookkeeping, " +
-			"not memory. The placement group has the actor's bundles only, so the rollout must have exactly " +
-			"as many GPUs as the actor.",
+		Code:  model.CodeSlimeGroups,
+		Title: "rollout server groups cannot be formed",
+		Text: "The rollout's engines come from one place: external engines (--rollout-external-engine-addrs), a " +
+			"--sglang-config file, or the flags, where --prefill-num-servers splits them into a prefill group of " +
+			"prefill_num_servers x rollout_num_gpus_per_engine GPUs and a decode group of the rest. slime asserts " +
+			"that only one source is given and that decode GPUs remain.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime:
-  colocate: true
-  actor_num_nodes: 2
   rollout_num_gpus: 8
+  rollout_num_gpus_per_engine: 4
+  prefill_num_servers: 2
+  debug_rollout_only: true
 `,
 	},
 	{
 		Code:  model.CodeSlimePortRange,
 		Title: "rollout ports in the ephemeral range",
-		Text: "Each engine takes, on its first node, consecutive ports from a per-node cursor at 15000: an HTTP " +
-			"port, an NCCL port and a block of 30 + dp_size ports for dist_init_addr. Ports in the ephemeral " +
-			"range 32768-65535 are handed to outgoing connections at any time, so a server port there can be " +
-			"taken before the engine binds it. Use fewer engines per node or a smaller --sglang-dp-size.",
+		Text: "slime allocates each node's ports from 15000 up: first an HTTP and an NCCL port (and a prefill " +
+			"engine's bootstrap port) for every engine it serves there, counted from the flags " +
+			"(num_gpus_per_node // gpus_per_engine per node), then a block of 30 + dp_size ports per engine for " +
+			"dist_init_addr; a decode group starts where the prefill group ended. Ports in the ephemeral range " +
+			"32768-65535 are handed to outgoing connections at any time, so a server port there can be taken " +
+			"before the engine binds it. Use fewer engines per node or a smaller --sglang-dp-size.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime:
   debug_rollout_only: true
@@ -166,11 +173,12 @@ inventory:
 	{
 		Code:  model.WarnSlimeRankNode,
 		Title: "slime's rank arithmetic picks another node",
-		Text: "slime groups its rollout workers by rank (rank // engines_per_node) and probes every member's " +
-			"ports and dist_init_addr on the node of the group's first worker. When the rollout starts " +
-			"mid-node (the actor's GPU count is not a multiple of the node size), an engine's group leader " +
-			"can be on another node. rlsolve's plan derives every engine's node from the stable bundle order " +
-			"and plans its ports there.",
+		Text: "slime groups each server group's workers by rank (rank // engines_per_node, from " +
+			"--num-gpus-per-node) and probes every member's host, ports and dist_init_addr on the node of the " +
+			"group's first worker. When engines do not start on a node's first GPU (the actor's GPU count is not " +
+			"a multiple of the node size, a decode group starts mid-node, or --num-gpus-per-node is not the " +
+			"nodes' GPU count), a worker's group leader can be on another node. rlsolve's plan derives every " +
+			"engine's node from the stable bundle order and plans its ports there.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime:
   actor_num_gpus_per_node: 2
@@ -205,12 +213,47 @@ slime: "--rollout-num-gpus 8 --rollout-num-gpus 4"
 `,
 	},
 	{
+		Code:  model.WarnSlimeUnexpanded,
+		Title: "pasted command with unexpanded shell words",
+		Text: "A launch command pasted as the script writes it keeps words for the shell to expand, such as " +
+			"`${SGLANG_ARGS[@]}` or `$EXTRA_ARGS`. They may hold placement flags (--rollout-num-gpus-per-engine " +
+			"often sits in an array), which rlsolve cannot see: those flags keep their defaults in its plan. " +
+			"Paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints in the job's output), or " +
+			"write the placement flags out.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: "python3 train.py --colocate $SGLANG_ARGS"
+`,
+	},
+	{
+		Code:  model.WarnSlimeSplitCommand,
+		Title: "pasted command split by a missing line continuation",
+		Text: "A newline ends a shell command unless the line ends with `\\`. When the line after the launch " +
+			"command starts with a flag or with `${ARRAY[@]}`, a `\\` is most likely missing: the shell runs " +
+			"that line as a command of its own, and slime never receives those arguments. rlsolve plans what " +
+			"slime receives; add the `\\` if the arguments are meant for slime.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: "python3 train.py --colocate\n  --actor-num-nodes 2"
+`,
+	},
+	{
 		Code:  model.NoteSlimeIgnored,
 		Title: "arguments that do not affect placement",
-		Text: "rlsolve reads slime's placement flags only; a pasted command line's other arguments (the program, " +
-			"--hf-checkpoint, ...) are ignored, with their values.",
+		Text: "rlsolve reads slime's placement flags only. In a pasted launch command it reads the arguments after " +
+			"the Python program (`ray job submit ... -- python3 train.py ARGS`, `python -m MODULE ARGS`, " +
+			"`torchrun ... train_async.py ARGS`); the wrapper's own flags and slime's other arguments " +
+			"(--hf-checkpoint, ...) are ignored, with their values.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime: "python train.py --hf-checkpoint /models/x --rollout-num-gpus 8"
+`,
+	},
+	{
+		Code:  model.NoteSlimeSGLangConfig,
+		Title: "engines defined by --sglang-config",
+		Text: "With --sglang-config the rollout's server groups (their GPUs, engine sizes and dp sizes) come from " +
+			"a YAML file rlsolve does not read. The placement group's bundles and the actor are planned; the " +
+			"rollout's GPUs are reserved without engines or ports.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: "--colocate --sglang-config /tmp/sglang.yaml"
 `,
 	},
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -56,4 +57,37 @@ func ReadFile(file string, lim Limits) ([]byte, *model.Diagnostic) {
 		return fail(model.CodeLimit, "%s is larger than %d bytes; rlsolve reads at most %d", file, lim.MaxFileBytes, lim.MaxFileBytes)
 	}
 	return data, nil
+}
+
+// ReadSlimeCommand reads --slime's value: `@FILE` reads the command from a
+// file and `@-` (or `-`) from in, both bounded by the limit on a slime
+// command; anything else is the command itself. source names it for spans.
+func ReadSlimeCommand(arg string, in io.Reader, lim Limits) (text, source string, d *model.Diagnostic) {
+	if lim.MaxStringBytes == 0 {
+		lim = DefaultLimits
+	}
+	file, isFile := strings.CutPrefix(arg, "@")
+	switch {
+	case arg == "-" || isFile && file == "-":
+		data, err := io.ReadAll(io.LimitReader(in, int64(lim.MaxStringBytes)+1))
+		if err != nil {
+			return "", "", &model.Diagnostic{Code: model.CodeFileRead, Severity: model.SeverityError,
+				Summary: fmt.Sprintf("cannot read the slime command from standard input: %v", err), Primary: model.Span{File: "<stdin>"}}
+		}
+		if len(data) > lim.MaxStringBytes {
+			return "", "", &model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,
+				Summary: fmt.Sprintf("the slime command on standard input is longer than %d bytes; rlsolve reads at most %d", lim.MaxStringBytes, lim.MaxStringBytes),
+				Primary: model.Span{File: "<stdin>"}}
+		}
+		return string(data), "<stdin>", nil
+	case isFile:
+		flim := lim
+		flim.MaxFileBytes = lim.MaxStringBytes
+		data, d := ReadFile(file, flim)
+		if d != nil {
+			return "", "", d
+		}
+		return string(data), file, nil
+	}
+	return arg, SlimeSource, nil
 }

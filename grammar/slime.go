@@ -8,110 +8,19 @@ import (
 	"github.com/rlsolve/rlsolve/model"
 )
 
-// slime's placement flags come as one command-line string (`rlsolve plan
-// --slime '--actor-num-nodes 2 ...'`). The tokenizer splits it as a POSIX
-// shell would (quotes, backslashes, line continuations) and keeps, for each
-// character of each word, its offset in the string; the flag parser then
-// reads the words as slime's argparse parser does (no abbreviations, the
-// last repetition wins) and reports every error at the flag and column.
+// slime's placement flags come as shell text: a flag string (`rlsolve plan
+// --slime '--actor-num-nodes 2 ...'`) or the whole command a launch script
+// runs, pasted (`--slime @cmd.sh`). shellLex splits it as bash would; the
+// flags are the words after the Python program the command runs
+// (slime_command.go); the flag parser then reads them as slime's argparse
+// parser does (no abbreviations, the last repetition wins) and reports
+// every error at the flag, its line and column.
 
 // SlimeSource is the file name of spans into a --slime string.
 const SlimeSource = "--slime"
 
 // MaxSlimeValue bounds every numeric slime flag (GPU counts, dp size).
 const MaxSlimeValue = 1 << 20
-
-// slimeWord is one shell word: its text and, per byte of text, the offset
-// of the byte it came from. [Off, End) is the raw extent, quotes included.
-type slimeWord struct {
-	Text     string
-	Offs     []int
-	Off, End int
-}
-
-// slimeLex splits s into words. err is set, with its offset, for an
-// unterminated quote.
-func slimeLex(s string) (words []slimeWord, errOff int, errMsg string) {
-	errOff = -1
-	var cur *slimeWord
-	var text []byte
-	start := func(i int) {
-		if cur == nil {
-			cur = &slimeWord{Off: i}
-			text = text[:0]
-		}
-	}
-	add := func(c byte, i int) {
-		text = append(text, c)
-		cur.Offs = append(cur.Offs, i)
-	}
-	flush := func(end int) {
-		if cur != nil {
-			cur.Text, cur.End = string(text), end
-			words = append(words, *cur)
-			cur = nil
-		}
-	}
-	for i := 0; i < len(s); {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
-			flush(i)
-			i++
-		case c == '\\':
-			if i+1 < len(s) && s[i+1] == '\n' { // line continuation
-				flush(i)
-				i += 2
-				continue
-			}
-			if i+2 < len(s) && s[i+1] == '\r' && s[i+2] == '\n' {
-				flush(i)
-				i += 3
-				continue
-			}
-			start(i)
-			if i+1 < len(s) {
-				add(s[i+1], i+1)
-				i += 2
-			} else {
-				i++
-			}
-		case c == '\'':
-			start(i)
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, i, "unterminated single quote"
-			}
-			for k := i + 1; k < i+1+j; k++ {
-				add(s[k], k)
-			}
-			i += j + 2
-		case c == '"':
-			start(i)
-			k := i + 1
-			for ; k < len(s) && s[k] != '"'; k++ {
-				if s[k] == '\\' && k+1 < len(s) && strings.IndexByte("\"\\$`\n", s[k+1]) >= 0 {
-					if s[k+1] != '\n' {
-						add(s[k+1], k+1)
-					}
-					k++
-					continue
-				}
-				add(s[k], k)
-			}
-			if k >= len(s) {
-				return nil, i, "unterminated double quote"
-			}
-			i = k + 1
-		default:
-			start(i)
-			add(c, i)
-			i++
-		}
-	}
-	flush(len(s))
-	return words, -1, ""
-}
 
 // slimeLocator turns offsets of the parsed string into spans.
 type slimeLocator struct {
@@ -120,22 +29,33 @@ type slimeLocator struct {
 	// at, when set, maps an offset to a line and column (a flag string
 	// inside YAML); else offsets are counted in s itself.
 	at func(off int) (line, col int)
+	// lines starts each line; built on first use.
+	lines []int
 }
 
 func (l *slimeLocator) pos(off int) (int, int) {
 	if l.at != nil {
 		return l.at(off)
 	}
-	off = min(max(off, 0), len(l.s))
-	line, col := 1, 1
-	for i := 0; i < off; i++ {
-		if l.s[i] == '\n' {
-			line, col = line+1, 1
-		} else {
-			col++
+	if l.lines == nil {
+		l.lines = []int{0}
+		for i := 0; i < len(l.s); i++ {
+			if l.s[i] == '\n' {
+				l.lines = append(l.lines, i+1)
+			}
 		}
 	}
-	return line, col
+	off = min(max(off, 0), len(l.s))
+	lo, hi := 0, len(l.lines)-1 // the last line starting at or before off
+	for lo < hi {
+		mid := (lo + hi + 1) / 2
+		if l.lines[mid] <= off {
+			lo = mid
+		} else {
+			hi = mid - 1
+		}
+	}
+	return lo + 1, off - l.lines[lo] + 1
 }
 
 func (l *slimeLocator) span(from, to int) model.Span {
@@ -151,22 +71,25 @@ func (l *slimeLocator) span(from, to int) model.Span {
 	return model.Span{File: l.file, Line: line, Col: col, EndLine: el, EndCol: ec}
 }
 
+// where names a position for messages: "column 12", or "line 3, column
+// 12" in a text of several lines.
+func (l *slimeLocator) where(sp model.Span) string {
+	if l.at == nil && strings.Contains(strings.TrimRight(l.s, "\r\n"), "\n") {
+		return fmt.Sprintf("line %d, column %d", sp.Line, sp.Col)
+	}
+	return fmt.Sprintf("column %d", sp.Col)
+}
+
 // slimeFlagNames are the spellings the parser knows, for "did you mean".
 func slimeFlagNames() []string {
 	out := make([]string, 0, model.SlimeNumKeys)
 	for _, k := range model.SlimeKeys {
 		out = append(out, k.Flag)
-	}
-	return out
-}
-
-func slimeKeyByFlag(name string) (model.SlimeKey, bool) {
-	for k, info := range model.SlimeKeys {
-		if info.Flag == name {
-			return model.SlimeKey(k), true
+		for _, a := range k.Aliases {
+			out = append(out, a.Flag)
 		}
 	}
-	return 0, false
+	return out
 }
 
 // slimeParser accumulates a config and diagnostics.
@@ -176,6 +99,9 @@ type slimeParser struct {
 	diags   model.Diagnostics
 	ignored []string
 	ignSpan model.Span
+	// unexpanded are words left for the shell to expand that may hold
+	// flags (`${SGLANG_ARGS[@]}`).
+	unexpanded []shellWord
 }
 
 func (p *slimeParser) errorf(code string, at model.Span, label, format string, args ...any) *model.Diagnostic {
@@ -185,7 +111,7 @@ func (p *slimeParser) errorf(code string, at model.Span, label, format string, a
 }
 
 // wordSpan covers bytes [i, j) of a word's text (j == -1: to its end).
-func (p *slimeParser) wordSpan(w slimeWord, i, j int) model.Span {
+func (p *slimeParser) wordSpan(w shellWord, i, j int) model.Span {
 	if len(w.Offs) == 0 {
 		return p.loc.span(w.Off, w.End)
 	}
@@ -199,7 +125,7 @@ func (p *slimeParser) wordSpan(w slimeWord, i, j int) model.Span {
 	return p.loc.span(w.Offs[i], w.Offs[j-1]+1)
 }
 
-func (p *slimeParser) ignore(w slimeWord) {
+func (p *slimeParser) ignore(w shellWord) {
 	if len(p.ignored) == 0 {
 		p.ignSpan = p.loc.span(w.Off, w.End)
 	}
@@ -214,11 +140,29 @@ func isBoolWord(s string) bool {
 	return false
 }
 
+// mayHoldFlags reports whether the shell could turn w into flags: a word
+// that starts with an unquoted or array expansion (`$EXTRA`,
+// `${SGLANG_ARGS[@]}`).
+func mayHoldFlags(w shellWord) bool {
+	return len(w.Exps) > 0 && w.Exps[0].From == 0 && (!w.Exps[0].Quoted || w.Exps[0].Array)
+}
+
+// isValueWord reports whether w can be the value of the flag before it.
+func isValueWord(w shellWord) bool {
+	return !(strings.HasPrefix(w.Text, "-") && !isNumber(w.Text)) && !(mayHoldFlags(w) && w.Exps[0].Array)
+}
+
 // ParseSlimeFlags reads slime's placement flags from a command-line string.
-// Spans point into the string (file SlimeSource, line 1 unless the string
-// has newlines); the config is nil when the string cannot be read at all.
+// Spans point into the string (file SlimeSource); the config is nil when
+// the string cannot be read at all.
 func ParseSlimeFlags(s string, lim Limits) (*model.SlimeConfig, model.Diagnostics) {
-	return parseSlimeFlags(s, &slimeLocator{file: SlimeSource, s: s}, lim)
+	return ParseSlimeCommand(SlimeSource, s, lim)
+}
+
+// ParseSlimeCommand reads slime's placement flags from shell text read from
+// file (a flag string, or a pasted launch command); spans point into it.
+func ParseSlimeCommand(file, s string, lim Limits) (*model.SlimeConfig, model.Diagnostics) {
+	return parseSlimeFlags(s, &slimeLocator{file: file, s: s}, lim)
 }
 
 func parseSlimeFlags(s string, loc *slimeLocator, lim Limits) (*model.SlimeConfig, model.Diagnostics) {
@@ -230,109 +174,177 @@ func parseSlimeFlags(s string, loc *slimeLocator, lim Limits) (*model.SlimeConfi
 	p.cfg = &model.SlimeConfig{Source: loc.file, Span: whole, End: loc.span(len(s), len(s)), Appendable: loc.at == nil}
 	p.cfg.End.EndCol = p.cfg.End.Col // an insertion point
 	if len(s) > lim.MaxStringBytes {
-		p.errorf(model.CodeLimit, whole, "too long", "the --slime string is %d bytes long; the limit is %d", len(s), lim.MaxStringBytes)
+		p.errorf(model.CodeLimit, whole, "too long", "the slime command is %d bytes long; the limit is %d", len(s), lim.MaxStringBytes)
 		return nil, p.diags
 	}
-	words, errOff, errMsg := slimeLex(s)
-	if errOff >= 0 {
-		d := p.errorf(model.CodeSlimeFlag, loc.span(errOff, errOff+1), "opened here", "the --slime string has an %s at column %d", errMsg, col(loc, errOff))
-		d.Help = []model.Fix{{Message: "close the quote, or quote the whole --slime value with the other kind of quote"}}
+	cmds, lexErr := shellLex(s)
+	if lexErr != nil {
+		at := loc.span(lexErr.Off, lexErr.Off+1)
+		d := p.errorf(model.CodeSlimeFlag, at, "opened here", "the slime command has an %s at %s", lexErr.Msg, loc.where(at))
+		d.Help = []model.Fix{{Message: "close it, or quote the whole --slime value with the other kind of quote"}}
 		return nil, p.diags
 	}
+	args := slimeArgs(cmds)
+	p.words(args.words)
+	p.notes(args)
+	return p.cfg, p.diags
+}
+
+// words reads slime's arguments.
+func (p *slimeParser) words(words []shellWord) {
 	for i := 0; i < len(words); i++ {
 		w := words[i]
-		if w.Text == "--" {
+		switch {
+		case mayHoldFlags(w):
+			p.unexpanded = append(p.unexpanded, w)
+			continue
+		case w.Text == "--":
+			// argparse reads what follows as positional arguments.
 			for _, rest := range words[i+1:] {
 				p.ignore(rest)
 			}
-			break
-		}
-		if !strings.HasPrefix(w.Text, "-") || w.Text == "-" || isNumber(w.Text) {
+			return
+		case !strings.HasPrefix(w.Text, "-") || w.Text == "-" || isNumber(w.Text):
 			p.ignore(w)
 			continue
 		}
-		name, val, hasEq := strings.Cut(w.Text, "=")
-		key, known := slimeKeyByFlag(name)
-		if !known {
-			i = p.unknown(words, i, name, hasEq)
+		name, _, hasEq := strings.Cut(w.Text, "=")
+		if len(w.Exps) > 0 && w.Exps[0].From < len(name) {
+			p.unexpanded = append(p.unexpanded, w) // --${PREFIX}-nodes
 			continue
 		}
+		key, asSwitch, known := model.SlimeKeyByFlag(name)
 		info := key.Info()
-		nameSpan := p.wordSpan(w, 0, len(name))
-		if info.Bool {
-			if hasEq {
-				d := p.errorf(model.CodeSlimeFlag, p.wordSpan(w, len(name), -1), "no value allowed",
-					"%s (column %d) takes no value, but is given %q", name, nameSpan.Col, val)
-				d.Why = "slime's argparse flags --colocate, --debug-train-only and --debug-rollout-only are switches: present means on."
-				d.Help = []model.Fix{{Message: fmt.Sprintf("write `%s` to turn it on, or leave it out to keep it off", name)}}
-				continue
-			}
-			p.set(key, 1, nameSpan, nameSpan, name)
-			if i+1 < len(words) && isBoolWord(words[i+1].Text) {
-				nx := words[i+1]
-				d := p.errorf(model.CodeSlimeFlag, p.wordSpan(nx, 0, -1), "a stray argument",
-					"%s (column %d) takes no value: slime would reject the stray argument %q", name, nameSpan.Col, nx.Text)
-				d.Labels = []model.Label{{Span: nameSpan, Message: "a switch"}}
-				d.Help = []model.Fix{{Message: fmt.Sprintf("write `%s` alone to turn it on, or leave it out to keep it off", name)}}
-				i++
-			}
-			continue
-		}
-		var vw slimeWord
-		var vFrom int
 		switch {
-		case hasEq:
-			vw, vFrom = w, len(name)+1
-		case i+1 < len(words) && !(strings.HasPrefix(words[i+1].Text, "-") && !isNumber(words[i+1].Text)):
-			i++
-			vw = words[i]
+		case !known:
+			i = p.unknown(words, i, name, hasEq)
+		case info.Bool || asSwitch:
+			i = p.switchFlag(words, i, key, name, hasEq)
+		case info.Text:
+			i = p.textFlag(words, i, key, name, hasEq)
 		default:
-			d := p.errorf(model.CodeSlimeFlag, nameSpan, "needs a value", "%s (column %d) expects a value", name, nameSpan.Col)
-			if i+1 < len(words) {
-				d.Labels = []model.Label{{Span: p.wordSpan(words[i+1], 0, -1), Message: "the next argument is a flag"}}
-			}
-			d.Help = []model.Fix{{Message: fmt.Sprintf("give the number: `%s N`", name)}}
-			continue
+			i = p.numberFlag(words, i, key, name, hasEq)
 		}
-		text := vw.Text[vFrom:]
-		vSpan := p.wordSpan(vw, vFrom, -1)
-		if vFrom >= len(vw.Text) {
-			vSpan = p.loc.span(vw.End, vw.End+1)
-		}
-		n, ok := p.number(name, nameSpan, text, vSpan, lim)
-		if !ok {
-			continue
-		}
-		whole := nameSpan
-		whole.EndLine, whole.EndCol = vSpan.EndLine, vSpan.EndCol
-		p.set(key, n, whole, vSpan, fmt.Sprintf("%s %d", name, n))
 	}
-	if len(p.ignored) > 0 {
-		shown := p.ignored
-		if len(shown) > 6 {
-			shown = shown[:6]
-		}
-		more := ""
-		if len(p.ignored) > len(shown) {
-			more = fmt.Sprintf(" and %d more", len(p.ignored)-len(shown))
-		}
-		p.diags = append(p.diags, model.Diagnostic{Code: model.NoteSlimeIgnored, Severity: model.SeverityNote,
-			Summary:      fmt.Sprintf("ignored %d argument(s) that do not affect placement: %s%s", len(p.ignored), quoteList(shown), more),
-			Primary:      p.ignSpan,
-			PrimaryLabel: "not a placement flag",
-		})
+}
+
+// switchFlag reads --colocate and the other switches.
+func (p *slimeParser) switchFlag(words []shellWord, i int, key model.SlimeKey, name string, hasEq bool) int {
+	w := words[i]
+	nameSpan := p.wordSpan(w, 0, len(name))
+	if hasEq {
+		d := p.errorf(model.CodeSlimeFlag, p.wordSpan(w, len(name), -1), "no value allowed",
+			"%s (%s) takes no value, but is given %q", name, p.loc.where(nameSpan), w.Text[len(name)+1:])
+		d.Why = "slime's argparse switches (--colocate, --debug-train-only, --debug-rollout-only) are present or absent: present means on."
+		d.Help = []model.Fix{{Message: fmt.Sprintf("write `%s` to turn it on, or leave it out to keep it off", name)}}
+		return i
 	}
-	return p.cfg, p.diags
+	p.set(key, model.SlimeValue{Value: 1, Span: nameSpan, ValueSpan: nameSpan, Text: name})
+	if i+1 < len(words) && isBoolWord(words[i+1].Text) {
+		nx := words[i+1]
+		d := p.errorf(model.CodeSlimeFlag, p.wordSpan(nx, 0, -1), "a stray argument",
+			"%s (%s) takes no value: slime would reject the stray argument %q", name, p.loc.where(nameSpan), nx.Text)
+		d.Labels = []model.Label{{Span: nameSpan, Message: "a switch"}}
+		d.Help = []model.Fix{{Message: fmt.Sprintf("write `%s` alone to turn it on, or leave it out to keep it off", name)}}
+		return i + 1
+	}
+	return i
+}
+
+// textFlag reads a flag whose value is a path or addresses: only its
+// presence matters for placement, so its value may be left to the shell.
+func (p *slimeParser) textFlag(words []shellWord, i int, key model.SlimeKey, name string, hasEq bool) int {
+	w := words[i]
+	nameSpan := p.wordSpan(w, 0, len(name))
+	var vals []string
+	end := nameSpan
+	switch {
+	case hasEq:
+		vals = append(vals, w.Text[len(name)+1:])
+		end = p.wordSpan(w, len(name)+1, -1)
+	default:
+		for i+1 < len(words) && isValueWord(words[i+1]) && (len(vals) == 0 || key.Info().Many) {
+			i++
+			vals = append(vals, words[i].Text)
+			end = p.wordSpan(words[i], 0, -1)
+		}
+	}
+	if len(vals) == 0 || vals[0] == "" {
+		d := p.errorf(model.CodeSlimeFlag, nameSpan, "needs a value", "%s (%s) expects a value", name, p.loc.where(nameSpan))
+		d.Help = []model.Fix{{Message: fmt.Sprintf("give it: `%s VALUE`", name)}}
+		return i
+	}
+	whole := nameSpan
+	whole.EndLine, whole.EndCol = end.EndLine, end.EndCol
+	arg := strings.Join(vals, " ")
+	p.set(key, model.SlimeValue{Value: 1, Span: whole, ValueSpan: end, Text: name + " " + arg, Arg: arg})
+	return i
+}
+
+// numberFlag reads a flag with a count.
+func (p *slimeParser) numberFlag(words []shellWord, i int, key model.SlimeKey, name string, hasEq bool) int {
+	w := words[i]
+	nameSpan := p.wordSpan(w, 0, len(name))
+	var vw shellWord
+	var vFrom int
+	switch {
+	case hasEq:
+		vw, vFrom = w, len(name)+1
+	case i+1 < len(words) && !(strings.HasPrefix(words[i+1].Text, "-") && !isNumber(words[i+1].Text)):
+		i++
+		vw = words[i]
+	default:
+		d := p.errorf(model.CodeSlimeFlag, nameSpan, "needs a value", "%s (%s) expects a value", name, p.loc.where(nameSpan))
+		if i+1 < len(words) {
+			d.Labels = []model.Label{{Span: p.wordSpan(words[i+1], 0, -1), Message: "the next argument is a flag"}}
+		}
+		d.Help = []model.Fix{{Message: fmt.Sprintf("give the number: `%s N`", name)}}
+		return i
+	}
+	vSpan := p.wordSpan(vw, vFrom, -1)
+	if vFrom >= len(vw.Text) {
+		vSpan = p.loc.span(vw.End, vw.End+1)
+	}
+	for _, e := range vw.Exps {
+		if e.To > vFrom {
+			p.expandedValue(name, nameSpan, vw, e)
+			return i
+		}
+	}
+	n, ok := p.number(key, name, nameSpan, vw.Text[vFrom:], vSpan)
+	if !ok {
+		return i
+	}
+	whole := nameSpan
+	whole.EndLine, whole.EndCol = vSpan.EndLine, vSpan.EndCol
+	p.set(key, model.SlimeValue{Value: n, Span: whole, ValueSpan: vSpan, Text: fmt.Sprintf("%s %d", name, n)})
+	return i
+}
+
+// expandedValue reports a count left to the shell: `--actor-num-nodes
+// ${NODES}`.
+func (p *slimeParser) expandedValue(name string, nameSpan model.Span, w shellWord, e shellExp) {
+	at := p.wordSpan(w, e.From, e.To)
+	what := "the shell variable " + e.Name
+	if e.Name == "" {
+		what = "a command substitution"
+	}
+	text := w.Text[e.From:e.To]
+	d := p.errorf(model.CodeSlimeValue, at, "not expanded", "%s (%s) is given `%s`, %s that rlsolve cannot expand (%s); write the number it holds",
+		name, p.loc.where(nameSpan), text, what, p.loc.where(at))
+	d.Labels = []model.Label{{Span: nameSpan, Message: "the flag"}}
+	d.Why = "rlsolve reads the command as text and never runs the script that sets the variable; a guessed value would plan another layout than slime's."
+	d.Help = []model.Fix{{Message: fmt.Sprintf("replace `%s` with its value, or paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints in the job's output, every variable expanded)", text)}}
 }
 
 // unknown handles a flag that is not a placement flag: a near miss of one
 // is an error (it would silently keep the default); anything else is
 // ignored, with its value. It returns the index of the last word used.
-func (p *slimeParser) unknown(words []slimeWord, i int, name string, hasEq bool) int {
+func (p *slimeParser) unknown(words []shellWord, i int, name string, hasEq bool) int {
 	w := words[i]
 	norm := "--" + strings.ReplaceAll(strings.TrimLeft(name, "-"), "_", "-")
 	near := ""
-	if _, ok := slimeKeyByFlag(norm); ok {
+	if _, _, ok := model.SlimeKeyByFlag(norm); ok {
 		near = norm
 	} else if !strings.HasPrefix(norm, "--sglang-") {
 		// slime passes SGLang's own options as --sglang-*: --sglang-tp-size
@@ -341,7 +353,7 @@ func (p *slimeParser) unknown(words []slimeWord, i int, name string, hasEq bool)
 	}
 	if near != "" {
 		at := p.wordSpan(w, 0, len(name))
-		d := p.errorf(model.CodeSlimeFlag, at, "unknown flag", "unknown slime flag %s (column %d); did you mean %s?", name, at.Col, near)
+		d := p.errorf(model.CodeSlimeFlag, at, "unknown flag", "unknown slime flag %s (%s); did you mean %s?", name, p.loc.where(at), near)
 		d.Why = "slime's parser does not accept abbreviations or other spellings; a misspelt placement flag would leave its default in force."
 		if p.loc.at == nil {
 			d.Help = []model.Fix{{Message: fmt.Sprintf("write `%s`", near), Edits: []model.Edit{{Span: at, NewText: near}}}}
@@ -354,7 +366,7 @@ func (p *slimeParser) unknown(words []slimeWord, i int, name string, hasEq bool)
 		return i
 	}
 	p.ignore(w)
-	if !hasEq && i+1 < len(words) && !strings.HasPrefix(words[i+1].Text, "-") {
+	if !hasEq && i+1 < len(words) && isValueWord(words[i+1]) {
 		p.ignore(words[i+1])
 		return i + 1
 	}
@@ -362,8 +374,14 @@ func (p *slimeParser) unknown(words []slimeWord, i int, name string, hasEq bool)
 }
 
 // number reads a flag's value as slime's int() would, restricted to ASCII
-// decimal digits (D3), and requires 1..MaxSlimeValue.
-func (p *slimeParser) number(name string, nameSpan model.Span, text string, at model.Span, lim Limits) (int, bool) {
+// decimal digits (D3), and requires 1..MaxSlimeValue (0 where the flag
+// allows it).
+func (p *slimeParser) number(key model.SlimeKey, name string, nameSpan model.Span, text string, at model.Span) (int, bool) {
+	where := p.loc.where(nameSpan)
+	least := 1
+	if key.Info().Zero {
+		least = 0
+	}
 	fail := func(label, format string, args ...any) (int, bool) {
 		d := p.errorf(model.CodeSlimeValue, at, label, format, args...)
 		d.Labels = []model.Label{{Span: nameSpan, Message: "the flag"}}
@@ -371,20 +389,18 @@ func (p *slimeParser) number(name string, nameSpan model.Span, text string, at m
 	}
 	switch {
 	case text == "":
-		return fail("empty", "%s (column %d) has an empty value; expected a whole number", name, nameSpan.Col)
-	case strings.HasPrefix(text, "$"):
-		return fail("not expanded", "%s (column %d) is given %q: rlsolve does not expand shell variables; write the number", name, nameSpan.Col, text)
+		return fail("empty", "%s (%s) has an empty value; expected a whole number", name, where)
 	case strings.HasPrefix(text, "-") && isNumber(text):
-		return fail("must be positive", "%s (column %d) must be at least 1, but is %s", name, nameSpan.Col, text)
+		return fail("must be positive", "%s (%s) must be at least %d, but is %s", name, where, least, text)
 	}
 	n := 0
 	for i := 0; i < len(text); i++ {
 		c := text[i]
 		if c < '0' || c > '9' {
 			if c == '_' && i > 0 {
-				return fail("not a plain number", "%s (column %d) is given %q: rlsolve reads decimal digits only (Python's int() would read 1_0 as 10); write the number without '_'", name, nameSpan.Col, text)
+				return fail("not a plain number", "%s (%s) is given %q: rlsolve reads decimal digits only (Python's int() would read 1_0 as 10); write the number without '_'", name, where, text)
 			}
-			return fail("not a whole number", "%s (column %d) expects a whole number, but is given %q", name, nameSpan.Col, text)
+			return fail("not a whole number", "%s (%s) expects a whole number, but is given %q", name, where, text)
 		}
 		if n > MaxSlimeValue {
 			break
@@ -392,23 +408,22 @@ func (p *slimeParser) number(name string, nameSpan model.Span, text string, at m
 		n = n*10 + int(c-'0')
 	}
 	if n > MaxSlimeValue {
-		d := p.errorf(model.CodeSlimeValue, at, "too large", "%s (column %d) is %s; rlsolve accepts at most %d", name, nameSpan.Col, text, MaxSlimeValue)
-		d.Labels = []model.Label{{Span: nameSpan, Message: "the flag"}}
-		return 0, false
+		return fail("too large", "%s (%s) is %s; rlsolve accepts at most %d", name, where, text, MaxSlimeValue)
 	}
-	if n < 1 {
-		return fail("must be positive", "%s (column %d) must be at least 1, but is %s", name, nameSpan.Col, text)
+	if n < least {
+		return fail("must be positive", "%s (%s) must be at least %d, but is %s", name, where, least, text)
 	}
 	return n, true
 }
 
 // set records a value; a repeated flag warns that the last one wins.
-func (p *slimeParser) set(k model.SlimeKey, v int, whole, value model.Span, text string) {
+func (p *slimeParser) set(k model.SlimeKey, v model.SlimeValue) {
+	v.Set = true
 	old := p.cfg.Values[k]
 	if old.Set {
 		w := model.Diagnostic{Code: model.WarnSlimeRepeated, Severity: model.SeverityWarning,
-			Summary:      fmt.Sprintf("%s is given twice (columns %d and %d); slime uses the last, %s", k.Info().Flag, old.Span.Col, whole.Col, text),
-			Primary:      whole,
+			Summary:      fmt.Sprintf("%s is given twice (%s and %s); slime uses the last, %s", k.Info().Flag, p.loc.where(old.Span), p.loc.where(v.Span), v.Text),
+			Primary:      v.Span,
 			PrimaryLabel: "this one wins",
 			Labels:       []model.Label{{Span: old.Span, Message: "ignored"}},
 			Help:         []model.Fix{{Message: "give each flag once"}},
@@ -418,26 +433,11 @@ func (p *slimeParser) set(k model.SlimeKey, v int, whole, value model.Span, text
 		}
 		p.diags = append(p.diags, w)
 	}
-	p.cfg.Values[k] = model.SlimeValue{Set: true, Value: v, Span: whole, ValueSpan: value, Text: text}
+	p.cfg.Values[k] = v
 }
 
-func isNumber(s string) bool {
-	s = strings.TrimPrefix(s, "-")
-	if s == "" {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i] < '0' || s[i] > '9' {
-			return false
-		}
-	}
-	return true
-}
-
-func col(l *slimeLocator, off int) int {
-	_, c := l.pos(off)
-	return c
-}
+// isNumber reports whether s is a whole number, negative ones included.
+func isNumber(s string) bool { return isDigits(strings.TrimPrefix(s, "-")) }
 
 func quoteList(xs []string) string {
 	q := make([]string, len(xs))

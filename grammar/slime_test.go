@@ -55,12 +55,12 @@ func TestParseSlimeFlagsErrors(t *testing.T) {
 		{"--rollout-num-gpus '8", model.CodeSlimeFlag, "unterminated single quote at column 20", 20},
 		{`--rollout-num-gpus "8`, model.CodeSlimeFlag, "unterminated double quote at column 20", 20},
 		{"--rollout-num-gpus 1_0", model.CodeSlimeValue, "decimal digits only", 20},
-		{"--rollout-num-gpus $N", model.CodeSlimeValue, "does not expand shell variables", 20},
-		{"--rollout-num-gpus 0", model.CodeSlimeValue, "(column 1) must be at least 1, but is 0", 20},
-		{"--rollout-num-gpus -3", model.CodeSlimeValue, "(column 1) must be at least 1, but is -3", 20},
+		{"--rollout-num-gpus $N", model.CodeSlimeValue, "is given `$N`, the shell variable N that rlsolve cannot expand (column 20)", 20},
+		{"--actor-num-nodes 0", model.CodeSlimeValue, "(column 1) must be at least 1, but is 0", 19},
+		{"--rollout-num-gpus -3", model.CodeSlimeValue, "(column 1) must be at least 0, but is -3", 20},
 		{"--rollout-num-gpus 99999999999999999999", model.CodeSlimeValue, "accepts at most", 20},
 		{"--rollout-num-gpus=", model.CodeSlimeValue, "empty value", 20},
-		{"--actor-num-nodes 1 \\\n  --rollout-num-gpus x", model.CodeSlimeValue, "--rollout-num-gpus (column 3)", 22},
+		{"--actor-num-nodes 1 \\\n  --rollout-num-gpus x", model.CodeSlimeValue, "--rollout-num-gpus (line 2, column 3)", 22},
 	} {
 		_, ds := ParseSlimeFlags(c.in, DefaultLimits)
 		if len(ds) == 0 {
@@ -102,7 +102,7 @@ func TestParseSlimeFlagsIgnoredAndRepeated(t *testing.T) {
 	for _, d := range ds {
 		switch d.Code {
 		case model.NoteSlimeIgnored:
-			if !strings.Contains(d.Summary, "ignored 5 argument(s)") || !strings.Contains(d.Summary, "`/m`") || d.Primary.Col != 1 {
+			if !strings.Contains(d.Summary, "read slime's flags after `train.py` (column 8); ignored 3 argument(s)") || !strings.Contains(d.Summary, "`/m`") || d.Primary.Col != 17 {
 				t.Errorf("note: %q at %d", d.Summary, d.Primary.Col)
 			}
 		case model.WarnSlimeRepeated:
@@ -189,5 +189,45 @@ func TestLoadSlimeYAMLString(t *testing.T) {
 	cfg, ds := LoadSlime("s.yaml", []byte("slime: --rollout-num-gpus 8\n"), DefaultLimits, true)
 	if ds.HasErrors() || cfg.Values[model.SlimeRolloutNumGPUs].ValueSpan.Col != 27 {
 		t.Fatalf("%v %+v", ds, cfg.Values[model.SlimeRolloutNumGPUs])
+	}
+}
+
+// slime's other placement keys in YAML: counts that may be 0, a path, a
+// list of addresses, and spelling aliases.
+func TestLoadSlimeYAMLKeys(t *testing.T) {
+	src := `slime:
+  rollout_num_gpus: 0
+  prefill_num_servers: 1
+  sglang_config: /tmp/sglang.yaml
+  rollout_external_engine_addrs: [10.0.0.1:30000, 10.0.0.2:30000]
+  sglang_data_parallel_size: 2
+  debug_train_only: false
+`
+	cfg, ds := LoadSlime("s.yaml", []byte(src), DefaultLimits, true)
+	if cfg == nil || len(ds) != 0 {
+		t.Fatalf("%+v", ds)
+	}
+	for k, want := range map[model.SlimeKey]model.SlimeValue{
+		model.SlimeRolloutNumGPUs:   {Set: true, Value: 0, Text: "rollout_num_gpus: 0"},
+		model.SlimePrefillServers:   {Set: true, Value: 1, Text: "prefill_num_servers: 1"},
+		model.SlimeSGLangConfig:     {Set: true, Value: 1, Arg: "/tmp/sglang.yaml", Text: "sglang_config: /tmp/sglang.yaml"},
+		model.SlimeRolloutExternal:  {Set: true, Value: 1, Arg: "10.0.0.1:30000 10.0.0.2:30000", Text: "rollout_external_engine_addrs: 10.0.0.1:30000 10.0.0.2:30000"},
+		model.SlimeDPSize:           {Set: true, Value: 2, Text: "sglang_dp_size: 2"},
+		model.SlimeTrainOnly:        {Set: true, Value: 0, Text: "debug_train_only: false"},
+		model.SlimeLoadDebugRollout: {},
+	} {
+		got := cfg.Values[k]
+		got.Span, got.ValueSpan = model.Span{}, model.Span{}
+		if got != want {
+			t.Errorf("%s = %+v, want %+v", k.Info().Key, got, want)
+		}
+	}
+	s := cfg.Settings(nil)
+	if !s.External || !s.SGLangConfig || s.TrainOnly || !s.RolloutSet || s.RolloutGPUs != 0 {
+		t.Errorf("settings %+v", s)
+	}
+	cfg, ds = LoadSlime("s.yaml", []byte("slime:\n  rollout_external: true\n"), DefaultLimits, true)
+	if len(ds) != 0 || !cfg.Settings(nil).External {
+		t.Errorf("alias: %+v %+v", ds, cfg.Values[model.SlimeRolloutExternal])
 	}
 }

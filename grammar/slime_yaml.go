@@ -45,16 +45,6 @@ func IsSlimeDoc(data []byte) bool {
 	return slime && !cluster
 }
 
-func slimeKeyByYAML(name string) (model.SlimeKey, bool) {
-	norm := strings.ReplaceAll(strings.TrimLeft(name, "-"), "-", "_")
-	for k, info := range model.SlimeKeys {
-		if info.Key == norm {
-			return model.SlimeKey(k), true
-		}
-	}
-	return 0, false
-}
-
 // LoadSlime reads a slime YAML file. With required set, a file without a
 // `slime:` key is an error; otherwise it may hold only an inventory (the
 // flags then come from --slime). The config is nil when the file is
@@ -111,14 +101,17 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 	var names []string
 	for _, k := range model.SlimeKeys {
 		names = append(names, k.Key)
+		for _, a := range k.Aliases {
+			names = append(names, a.Key)
+		}
 	}
 	var ignored []string
 	var ignSpan model.Span
 	for _, e := range d.mapping(n) {
-		key, ok := slimeKeyByYAML(e.key)
+		norm := strings.ReplaceAll(strings.TrimLeft(e.key, "-"), "-", "_")
+		key, asSwitch, ok := model.SlimeKeyByYAML(norm)
 		ks := d.keySpan(e.k)
 		if !ok {
-			norm := strings.ReplaceAll(strings.TrimLeft(e.key, "-"), "-", "_")
 			if near := fuzzy.Nearest(norm, names); near != "" && !strings.HasPrefix(norm, "sglang_") {
 				diag := d.errorf(model.CodeSlimeFlag, ks, "unknown key", "unknown slime key `%s`; did you mean `%s`?", e.key, near)
 				diag.Why = "A misspelt placement key would leave its default in force."
@@ -131,38 +124,13 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 			ignored = append(ignored, e.key)
 			continue
 		}
-		info := key.Info()
-		what := "slime." + info.Key
-		v := model.SlimeValue{Set: true, ValueSpan: d.span(e.v)}
-		if info.Bool {
-			b, val, ok := d.boolean(e.v, what)
-			if !ok {
-				continue
+		if v, ok := d.slimeValue(key, asSwitch, e.v); ok {
+			v.Span = ks
+			if v.ValueSpan.Line == ks.Line {
+				v.Span.EndCol = v.ValueSpan.EndCol
 			}
-			v.Value, v.ValueSpan = b2i(b), val.span
-			v.Text = fmt.Sprintf("%s: %v", info.Key, b)
-		} else {
-			x, val, ok := d.integer(e.v, what)
-			if !ok {
-				continue
-			}
-			v.ValueSpan = val.span
-			if x < 1 || x > MaxSlimeValue {
-				label, msg := "must be positive", fmt.Sprintf("%s must be at least 1, but is %d", what, x)
-				if x > MaxSlimeValue {
-					label, msg = "too large", fmt.Sprintf("%s is %d; rlsolve accepts at most %d", what, x, MaxSlimeValue)
-				}
-				d.errorf(model.CodeSlimeValue, val.span, label, "%s", msg)
-				continue
-			}
-			v.Value = x
-			v.Text = fmt.Sprintf("%s: %d", info.Key, x)
+			cfg.Values[key] = v
 		}
-		v.Span = ks
-		if v.ValueSpan.Line == ks.Line {
-			v.Span.EndCol = v.ValueSpan.EndCol
-		}
-		cfg.Values[key] = v
 	}
 	if len(ignored) > 0 {
 		d.diags = append(d.diags, model.Diagnostic{Code: model.NoteSlimeIgnored, Severity: model.SeverityNote,
@@ -171,6 +139,56 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 			PrimaryLabel: "not a placement flag",
 		})
 	}
+}
+
+// slimeValue reads one key's value: a boolean for a switch, a path or
+// addresses (a string or a list) for a Text key, else a count. ok is false
+// when a diagnostic was recorded or a Text key is empty.
+func (d *doc) slimeValue(key model.SlimeKey, asSwitch bool, n *yaml.Node) (model.SlimeValue, bool) {
+	info := key.Info()
+	what := "slime." + info.Key
+	v := model.SlimeValue{Set: true, ValueSpan: d.span(n), Value: 1}
+	switch {
+	case info.Bool || asSwitch:
+		b, val, ok := d.boolean(n, what)
+		if !ok {
+			return v, false
+		}
+		v.Value, v.ValueSpan = b2i(b), val.span
+		v.Text = fmt.Sprintf("%s: %v", info.Key, b)
+		return v, true
+	case info.Text:
+		var parts []string
+		for _, it := range append([]*yaml.Node{n}, deref(n).Content...) {
+			if it = deref(it); it != nil && it.Kind == yaml.ScalarNode {
+				parts = append(parts, it.Value)
+			}
+		}
+		v.Arg = strings.Join(parts, " ")
+		v.Set = v.Arg != "" && deref(n).Tag != "!!null"
+		v.Text = fmt.Sprintf("%s: %s", info.Key, v.Arg)
+		return v, v.Set
+	}
+	x, val, ok := d.integer(n, what)
+	if !ok {
+		return v, false
+	}
+	v.ValueSpan = val.span
+	least := 1
+	if info.Zero {
+		least = 0
+	}
+	if x < least || x > MaxSlimeValue {
+		label, msg := "must be positive", fmt.Sprintf("%s must be at least %d, but is %d", what, least, x)
+		if x > MaxSlimeValue {
+			label, msg = "too large", fmt.Sprintf("%s is %d; rlsolve accepts at most %d", what, x, MaxSlimeValue)
+		}
+		d.errorf(model.CodeSlimeValue, val.span, label, "%s", msg)
+		return v, false
+	}
+	v.Value = x
+	v.Text = fmt.Sprintf("%s: %d", info.Key, x)
+	return v, true
 }
 
 // slimeString reads `slime: "--actor-num-nodes 2 ..."`, with positions

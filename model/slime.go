@@ -1,10 +1,5 @@
 package model
 
-import (
-	"slices"
-	"sort"
-)
-
 // slime is the second framework rlsolve reads (../shared/spec/slime.md): a
 // Megatron training group ("actor") and SGLang rollout engines placed on the
 // GPUs of one Ray placement group, configured by command-line flags.
@@ -23,30 +18,79 @@ const (
 	SlimeColocate
 	SlimeTrainOnly
 	SlimeRolloutOnly
+	SlimePrefillServers
+	SlimeRolloutExternal
+	SlimeLoadDebugRollout
+	SlimeSGLangConfig
 	SlimeNumKeys
 )
 
-// SlimeKeyInfo describes a flag: its command-line and YAML spellings, and
-// its default (HasDefault is false for --rollout-num-gpus, which has none).
+// SlimeKeyInfo describes a flag: its command-line and YAML spellings, what
+// it takes, and its default (HasDefault is false for --rollout-num-gpus
+// and --prefill-num-servers, which have none).
 type SlimeKeyInfo struct {
-	Flag       string
-	Key        string
-	Bool       bool
+	Flag string
+	Key  string
+	// Bool: a switch. Text: takes a path or address, only its presence
+	// matters for placement; Many: one or more of them.
+	Bool, Text, Many bool
+	// Zero: 0 is a valid count.
+	Zero       bool
 	Default    int
 	HasDefault bool
+	// Aliases are other spellings of the flag; a switch alias of a Text
+	// flag turns it on without a value.
+	Aliases []SlimeAlias
+}
+
+// SlimeAlias is another spelling of a flag.
+type SlimeAlias struct {
+	Flag, Key string
+	Switch    bool
 }
 
 // SlimeKeys describes every placement flag, indexed by SlimeKey.
 var SlimeKeys = [SlimeNumKeys]SlimeKeyInfo{
 	SlimeActorNumNodes:        {Flag: "--actor-num-nodes", Key: "actor_num_nodes", Default: 1, HasDefault: true},
 	SlimeActorGPUsPerNode:     {Flag: "--actor-num-gpus-per-node", Key: "actor_num_gpus_per_node", Default: 8, HasDefault: true},
-	SlimeRolloutNumGPUs:       {Flag: "--rollout-num-gpus", Key: "rollout_num_gpus"},
+	SlimeRolloutNumGPUs:       {Flag: "--rollout-num-gpus", Key: "rollout_num_gpus", Zero: true},
 	SlimeRolloutGPUsPerEngine: {Flag: "--rollout-num-gpus-per-engine", Key: "rollout_num_gpus_per_engine", Default: 1, HasDefault: true},
 	SlimeNumGPUsPerNode:       {Flag: "--num-gpus-per-node", Key: "num_gpus_per_node", Default: 8, HasDefault: true},
-	SlimeDPSize:               {Flag: "--sglang-dp-size", Key: "sglang_dp_size", Default: 1, HasDefault: true},
-	SlimeColocate:             {Flag: "--colocate", Key: "colocate", Bool: true, HasDefault: true},
-	SlimeTrainOnly:            {Flag: "--debug-train-only", Key: "debug_train_only", Bool: true, HasDefault: true},
-	SlimeRolloutOnly:          {Flag: "--debug-rollout-only", Key: "debug_rollout_only", Bool: true, HasDefault: true},
+	SlimeDPSize: {Flag: "--sglang-dp-size", Key: "sglang_dp_size", Default: 1, HasDefault: true,
+		Aliases: []SlimeAlias{{Flag: "--sglang-data-parallel-size", Key: "sglang_data_parallel_size"}}},
+	SlimeColocate:       {Flag: "--colocate", Key: "colocate", Bool: true, HasDefault: true},
+	SlimeTrainOnly:      {Flag: "--debug-train-only", Key: "debug_train_only", Bool: true, HasDefault: true},
+	SlimeRolloutOnly:    {Flag: "--debug-rollout-only", Key: "debug_rollout_only", Bool: true, HasDefault: true},
+	SlimePrefillServers: {Flag: "--prefill-num-servers", Key: "prefill_num_servers"},
+	SlimeRolloutExternal: {Flag: "--rollout-external-engine-addrs", Key: "rollout_external_engine_addrs", Text: true, Many: true, HasDefault: true,
+		Aliases: []SlimeAlias{{Flag: "--rollout-external", Key: "rollout_external", Switch: true}}},
+	SlimeLoadDebugRollout: {Flag: "--load-debug-rollout-data", Key: "load_debug_rollout_data", Text: true, HasDefault: true},
+	SlimeSGLangConfig:     {Flag: "--sglang-config", Key: "sglang_config", Text: true, HasDefault: true},
+}
+
+// SlimeKeyByFlag finds a flag by any of its command-line spellings;
+// asSwitch is set for a switch alias of a Text flag.
+func SlimeKeyByFlag(flag string) (k SlimeKey, asSwitch, ok bool) {
+	return slimeKeyBy(func(f, _ string) bool { return f == flag })
+}
+
+// SlimeKeyByYAML finds a flag by any of its YAML key spellings.
+func SlimeKeyByYAML(key string) (k SlimeKey, asSwitch, ok bool) {
+	return slimeKeyBy(func(_, y string) bool { return y == key })
+}
+
+func slimeKeyBy(match func(flag, key string) bool) (SlimeKey, bool, bool) {
+	for k, info := range SlimeKeys {
+		if match(info.Flag, info.Key) {
+			return SlimeKey(k), false, true
+		}
+		for _, a := range info.Aliases {
+			if match(a.Flag, a.Key) {
+				return SlimeKey(k), a.Switch, true
+			}
+		}
+	}
+	return 0, false, false
 }
 
 // Info returns the flag's description.
@@ -63,6 +107,9 @@ type SlimeValue struct {
 	ValueSpan Span
 	// Text is the setting as written, for messages: `--rollout-num-gpus 12`.
 	Text string
+	// Arg is a Text flag's value (its values joined by spaces; "" for a
+	// switch alias).
+	Arg string
 }
 
 // SlimeConfig is a slime layout: the placement flags, from a --slime string,
@@ -80,6 +127,9 @@ type SlimeConfig struct {
 	Appendable bool
 	// Inventory is the YAML file's `inventory:`, if any.
 	Inventory *Inventory
+	// Unexpanded are the pasted command's words left for the shell to
+	// expand that may hold flags (`${SGLANG_ARGS[@]}`).
+	Unexpanded []string
 }
 
 // Overlay sets every value that o sets (flags given on the command line
@@ -94,6 +144,7 @@ func (c *SlimeConfig) Overlay(o *SlimeConfig) {
 	if o.Inventory != nil {
 		c.Inventory = o.Inventory
 	}
+	c.Unexpanded = append(c.Unexpanded, o.Unexpanded...)
 }
 
 // Settings are a layout's effective values: the given flags, the others at
@@ -112,7 +163,9 @@ func (c *SlimeConfig) Settings(present func(SlimeKey) bool) SlimeSettings {
 		ActorNodes: v[SlimeActorNumNodes], ActorGPUsPerNode: v[SlimeActorGPUsPerNode],
 		RolloutGPUs: v[SlimeRolloutNumGPUs], RolloutSet: set[SlimeRolloutNumGPUs],
 		GPUsPerEngine: v[SlimeRolloutGPUsPerEngine], NumGPUsPerNode: v[SlimeNumGPUsPerNode], DPSize: v[SlimeDPSize],
-		Colocate: v[SlimeColocate] != 0, TrainOnly: v[SlimeTrainOnly] != 0, RolloutOnly: v[SlimeRolloutOnly] != 0,
+		PrefillServers: v[SlimePrefillServers], PrefillSet: set[SlimePrefillServers],
+		Colocate: v[SlimeColocate] != 0, TrainOnly: v[SlimeTrainOnly] != 0 || v[SlimeLoadDebugRollout] != 0,
+		RolloutOnly: v[SlimeRolloutOnly] != 0, External: v[SlimeRolloutExternal] != 0, SGLangConfig: v[SlimeSGLangConfig] != 0,
 	}
 }
 
@@ -124,6 +177,10 @@ const (
 	SlimeDisaggregatedMode SlimeMode = "disaggregated"
 	SlimeTrainOnlyMode     SlimeMode = "train-only"
 	SlimeRolloutOnlyMode   SlimeMode = "rollout-only"
+	// SlimeExternalMode: the engines run outside Ray
+	// (--rollout-external-engine-addrs); the group holds the actor's
+	// bundles only.
+	SlimeExternalMode SlimeMode = "external"
 )
 
 // Plan modes and the strategy kind of slime plans.
@@ -168,17 +225,29 @@ type SlimeSettings struct {
 	GPUsPerEngine  int
 	NumGPUsPerNode int
 	DPSize         int
+	// PrefillServers is --prefill-num-servers (0 when not given).
+	PrefillServers int
+	PrefillSet     bool
 	Colocate       bool
-	TrainOnly      bool
-	RolloutOnly    bool
+	// TrainOnly is --debug-train-only, or --load-debug-rollout-data,
+	// which implies it.
+	TrainOnly   bool
+	RolloutOnly bool
+	// External: --rollout-external-engine-addrs; SGLangConfig:
+	// --sglang-config (the engine groups come from a file rlsolve does not
+	// read).
+	External, SGLangConfig bool
 }
 
-// Mode applies slime's precedence: train-only, then rollout-only, then
-// colocate, else disaggregated.
+// Mode applies slime's precedence (_get_placement_group_layout):
+// train-only, then external engines, then rollout-only, then colocate,
+// else disaggregated.
 func (s SlimeSettings) Mode() SlimeMode {
 	switch {
 	case s.TrainOnly:
 		return SlimeTrainOnlyMode
+	case s.External:
+		return SlimeExternalMode
 	case s.RolloutOnly:
 		return SlimeRolloutOnlyMode
 	case s.Colocate:
@@ -191,16 +260,19 @@ func (s SlimeSettings) Mode() SlimeMode {
 func (s SlimeSettings) ActorGPUs() int { return s.ActorNodes * s.ActorGPUsPerNode }
 
 // HasActor reports whether the actor is placed.
-func (s SlimeSettings) HasActor() bool { return s.Mode() != SlimeRolloutOnlyMode }
+func (s SlimeSettings) HasActor() bool {
+	return s.Mode() != SlimeRolloutOnlyMode && !(s.Mode() == SlimeExternalMode && s.RolloutOnly)
+}
 
-// Rollout is the rollout's GPU count: --rollout-num-gpus, which colocate
-// mode defaults to the actor's GPUs; 0 when the rollout is not placed.
+// Rollout is the GPU count of the local engines: --rollout-num-gpus, which
+// --colocate defaults to the actor's GPUs (also with
+// --debug-rollout-only); 0 when no local engine is placed.
 func (s SlimeSettings) Rollout() int {
 	switch s.Mode() {
-	case SlimeTrainOnlyMode:
+	case SlimeTrainOnlyMode, SlimeExternalMode:
 		return 0
-	case SlimeColocateMode:
-		if !s.RolloutSet {
+	case SlimeColocateMode, SlimeRolloutOnlyMode:
+		if !s.RolloutSet && s.Colocate {
 			return s.ActorGPUs()
 		}
 	}
@@ -208,290 +280,60 @@ func (s SlimeSettings) Rollout() int {
 }
 
 // RolloutMissing reports that the mode places a rollout but
-// --rollout-num-gpus is not given.
+// --rollout-num-gpus is not given (and --colocate does not default it).
 func (s SlimeSettings) RolloutMissing() bool {
 	m := s.Mode()
-	return !s.RolloutSet && (m == SlimeDisaggregatedMode || m == SlimeRolloutOnlyMode)
+	return !s.RolloutSet && (m == SlimeDisaggregatedMode || m == SlimeRolloutOnlyMode && !s.Colocate)
 }
 
-// Bundles is the placement group's size and the rollout's first bundle.
+// Bundles is the placement group's size and the rollout's first bundle
+// (slime's _get_placement_group_layout).
 func (s SlimeSettings) Bundles() (total, offset int) {
+	a := s.ActorGPUs()
 	switch s.Mode() {
-	case SlimeTrainOnlyMode, SlimeColocateMode:
-		return s.ActorGPUs(), 0
+	case SlimeTrainOnlyMode:
+		return a, 0
+	case SlimeExternalMode:
+		if s.RolloutOnly {
+			return a, 0
+		}
+		return a, a
 	case SlimeRolloutOnlyMode:
 		return s.Rollout(), 0
+	case SlimeColocateMode:
+		return max(a, s.Rollout()), 0
 	}
-	return s.ActorGPUs() + s.Rollout(), s.ActorGPUs()
+	return a + s.Rollout(), a
 }
 
-// Engines is how many engines the rollout starts.
+// Engines is how many engines the rollout starts (none when the engine
+// groups come from --sglang-config).
 func (s SlimeSettings) Engines() int {
-	if s.GPUsPerEngine <= 0 {
+	if s.GPUsPerEngine <= 0 || s.SGLangConfig {
 		return 0
 	}
 	return s.Rollout() / s.GPUsPerEngine
 }
 
-// PortsPerEngine is what one engine takes from its first node's cursor:
-// HTTP, NCCL and the dist_init_addr block of 30 + dp_size.
-func (s SlimeSettings) PortsPerEngine() int {
-	return SlimePortsPerEngineFixedPart + SlimeDistInitBlockBase + s.DPSize
-}
-
-// SlimeTopology is an inventory's GPUs in slime's stable order: nodes in the
-// given order (numeric IPv4, else host name, else characters; see
-// topology.Order), GPUs of a node by id. Stable bundle b is the b-th GPU.
-type SlimeTopology struct {
-	Nodes []Node
-	// Span is the inventory's position (its `nodes:` key), when from a file.
-	Span Span
-	// Order holds indices into Nodes in stable order.
-	Order []int
-	// prefix[i] is the GPU count of Order[:i].
-	prefix []int
-}
-
-// NewSlimeTopology builds the stable order; order nil means the
-// inventory's order. Invalid or repeated indices are dropped.
-func NewSlimeTopology(nodes []Node, order []int) *SlimeTopology {
-	t := &SlimeTopology{Nodes: nodes}
-	seen := make([]bool, len(nodes))
-	if order == nil {
-		order = make([]int, len(nodes))
-		for i := range order {
-			order[i] = i
-		}
-	}
-	for _, i := range order {
-		if i >= 0 && i < len(nodes) && !seen[i] {
-			seen[i] = true
-			t.Order = append(t.Order, i)
-		}
-	}
-	t.prefix = make([]int, len(t.Order)+1)
-	for p, i := range t.Order {
-		t.prefix[p+1] = t.prefix[p] + max(nodes[i].AccelCount, 0)
-	}
-	return t
-}
-
-// NumGPUs is the inventory's GPU count.
-func (t *SlimeTopology) NumGPUs() int { return t.prefix[len(t.Order)] }
-
-// Locate returns the stable position of the node holding bundle b
-// (0 <= b < NumGPUs) and the bundle's index among the node's GPUs.
-func (t *SlimeTopology) Locate(b int) (pos, local int) {
-	pos = sort.SearchInts(t.prefix, b+1) - 1
-	return pos, b - t.prefix[pos]
-}
-
-// NodeRange is the bundles [start, end) of the node at stable position pos.
-func (t *SlimeTopology) NodeRange(pos int) (start, end int) { return t.prefix[pos], t.prefix[pos+1] }
-
-// Boundary reports whether bundle b starts a node (or is the end).
-func (t *SlimeTopology) Boundary(b int) bool {
-	i := sort.SearchInts(t.prefix, b)
-	return i < len(t.prefix) && t.prefix[i] == b
-}
-
-// Node is the node at stable position pos.
-func (t *SlimeTopology) Node(pos int) *Node { return &t.Nodes[t.Order[pos]] }
-
-// GPUID is the device id of the node's local-th GPU: the inventory's device
-// indices in ascending order when it lists every device, else local.
-func (t *SlimeTopology) GPUID(pos, local int) int {
-	n := t.Node(pos)
-	if len(n.Devices) == n.AccelCount && local < len(n.Devices) {
-		ids := make([]int, len(n.Devices))
-		for i, d := range n.Devices {
-			ids[i] = d.Index
-		}
-		slices.Sort(ids)
-		return ids[local]
-	}
-	return local
-}
-
-// Address is how slime names a node: its IP, else its host name ("" when
-// the inventory knows neither).
-func (n *Node) Address() string {
-	if n.IP != "" {
-		return n.IP
-	}
-	return n.Hostname
-}
-
-// Positions calls f for each stable node position whose GPUs meet the
-// bundles [from, to), with the overlap [a, b).
-func (t *SlimeTopology) Positions(from, to int, f func(pos, a, b int) bool) {
-	if from >= to {
-		return
-	}
-	p, _ := t.Locate(from)
-	for ; p < len(t.Order) && t.prefix[p] < to; p++ {
-		a, b := max(t.prefix[p], from), min(t.prefix[p+1], to)
-		if a < b && !f(p, a, b) {
-			return
-		}
-	}
-}
-
-// SlimeStraddle is an engine whose GPUs cross a node boundary without
-// covering whole nodes.
-type SlimeStraddle struct {
-	Engine     int
-	Start, End int // bundles [Start, End)
-}
-
-// Straddler finds the first engine of s that straddles nodes, in
-// O(nodes log nodes); ok is false when none does. The layout must fit.
-func (t *SlimeTopology) Straddler(s SlimeSettings) (SlimeStraddle, bool) {
-	total, off := s.Bundles()
+// EnginesDivide reports whether the local rollout's GPUs are a multiple of
+// the engine size (vacuous when --sglang-config sizes the engines).
+func (s SlimeSettings) EnginesDivide() bool {
 	r, g := s.Rollout(), s.GPUsPerEngine
-	if r <= 0 || g <= 0 || total > t.NumGPUs() {
-		return SlimeStraddle{}, false
+	return r <= 0 || g <= 0 || s.SGLangConfig || r%g == 0
+}
+
+// SourcesConflict finds two ways of defining the rollout's engines that
+// slime refuses together (sglang_utils.arguments.validate_args): external
+// engines with --prefill-num-servers or --sglang-config, and
+// --sglang-config with --prefill-num-servers.
+func (s SlimeSettings) SourcesConflict() (a, b SlimeKey, ok bool) {
+	switch {
+	case s.External && s.PrefillSet:
+		return SlimeRolloutExternal, SlimePrefillServers, true
+	case s.External && s.SGLangConfig:
+		return SlimeRolloutExternal, SlimeSGLangConfig, true
+	case s.SGLangConfig && s.PrefillSet:
+		return SlimePrefillServers, SlimeSGLangConfig, true
 	}
-	end := off + s.Engines()*g
-	for p := range t.Order {
-		b := t.prefix[p]
-		if b <= off || b >= end || (b-off)%g == 0 {
-			continue
-		}
-		e := (b - off) / g
-		st := off + e*g
-		if !t.Boundary(st) || !t.Boundary(st+g) {
-			return SlimeStraddle{Engine: e, Start: st, End: st + g}, true
-		}
-	}
-	return SlimeStraddle{}, false
-}
-
-// WrongNodeSize finds the first node holding rollout GPUs whose GPU count is
-// not --num-gpus-per-node; ok is false when all match. The layout must fit.
-func (t *SlimeTopology) WrongNodeSize(s SlimeSettings) (pos int, ok bool) {
-	total, off := s.Bundles()
-	r := s.Rollout()
-	if r <= 0 || total > t.NumGPUs() {
-		return 0, false
-	}
-	pos = -1
-	t.Positions(off, off+r, func(p, a, b int) bool {
-		if t.Node(p).AccelCount != s.NumGPUsPerNode {
-			pos = p
-			return false
-		}
-		return true
-	})
-	return pos, pos >= 0
-}
-
-// EngineStarts is how many engines begin on the node at stable position
-// pos: each takes its ports from that node's cursor.
-func (t *SlimeTopology) EngineStarts(s SlimeSettings, pos int) int {
-	_, off := s.Bundles()
-	g, n := s.GPUsPerEngine, s.Engines()
-	if g <= 0 || n <= 0 {
-		return 0
-	}
-	a, b := t.NodeRange(pos)
-	// engines k with off + k*g in [a, b)
-	ceil := func(x int) int {
-		if x <= 0 {
-			return 0
-		}
-		return (x + g - 1) / g
-	}
-	lo, hi := min(ceil(a-off), n), min(ceil(b-off), n)
-	return max(hi-lo, 0)
-}
-
-// SlimePortProblem is a port plan failure: a node's ports reaching the
-// ephemeral range, or two nodes with one address planning the same ports.
-type SlimePortProblem struct {
-	// Pos is the node (stable position); Other the second node of an
-	// overlap (-1 for the ephemeral range).
-	Pos, Other int
-	// Last is the node's last planned port.
-	Last int
-}
-
-// PortProblems checks the port plan of s in O(nodes): the first node whose
-// cursor reaches the ephemeral range, and the first two nodes with the same
-// address that both plan ports. The layout must fit.
-func (t *SlimeTopology) PortProblems(s SlimeSettings) (ephemeral, overlap *SlimePortProblem) {
-	total, _ := s.Bundles()
-	if s.Rollout() <= 0 || total > t.NumGPUs() || s.GPUsPerEngine <= 0 {
-		return nil, nil
-	}
-	byAddr := map[string]int{}
-	for p := range t.Order {
-		n := t.EngineStarts(s, p)
-		if n == 0 {
-			continue
-		}
-		last := SlimePortStart + n*s.PortsPerEngine() - 1
-		if ephemeral == nil && last >= SlimeEphemeralFirst {
-			ephemeral = &SlimePortProblem{Pos: p, Other: -1, Last: last}
-		}
-		addr := t.Node(p).Address()
-		if addr == "" {
-			continue
-		}
-		if q, dup := byAddr[addr]; dup && overlap == nil {
-			overlap = &SlimePortProblem{Pos: q, Other: p, Last: last}
-		} else if !dup {
-			byAddr[addr] = p
-		}
-	}
-	return ephemeral, overlap
-}
-
-// SlimeBundle is one stable bundle: where its GPU is.
-type SlimeBundle struct {
-	Index int
-	// Node is the index into the inventory's nodes; Pos the stable position.
-	Node, Pos int
-	GPU       int
-}
-
-// SlimeEnginePart is an engine's GPUs on one node (one Ray actor of slime's;
-// an engine spanning whole nodes has one part per node).
-type SlimeEnginePart struct {
-	Node, Pos int
-	Bundles   []int
-	GPUs      []int
-	// Rank is the part's worker rank in the rollout component.
-	Rank int
-}
-
-// SlimeEngine is one SGLang engine with its ports.
-type SlimeEngine struct {
-	Index int
-	Parts []SlimeEnginePart
-	// HTTPPort, NCCLPort and the dist_init_addr block [DistFirst,
-	// DistLast] are on the first part's node.
-	HTTPPort, NCCLPort, DistFirst, DistLast int
-	// DistInitAddr is "address:DistFirst" (the address is "" when the
-	// inventory knows none).
-	DistInitAddr string
-}
-
-// SlimePortBlock is a run of ports an engine takes on a node.
-type SlimePortBlock struct {
-	Node, Pos   int
-	Engine      int
-	Kind        string // "http", "nccl", "dist_init"
-	First, Last int
-}
-
-// SlimeLayout is the expanded layout: bundles, engines and port plan.
-type SlimeLayout struct {
-	Mode          SlimeMode
-	Settings      SlimeSettings
-	NumBundles    int
-	RolloutOffset int
-	Bundles       []SlimeBundle
-	Engines       []SlimeEngine
-	Ports         []SlimePortBlock
+	return 0, 0, false
 }

@@ -28,6 +28,9 @@ type Options struct {
 	SolverBudget time.Duration
 	MaxConflicts int
 	Limits       grammar.Limits
+	// SlimeSource names where a slime command came from (a file, <stdin>);
+	// "" is grammar.SlimeSource, the --slime string itself.
+	SlimeSource string
 }
 
 func (o *Options) solver() solver.Options {

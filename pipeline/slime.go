@@ -42,8 +42,12 @@ func CheckSlimeBytes(flags, file string, data []byte, opt Options) *SlimeOutcome
 	}
 	lim := opt.Limits
 	so := &SlimeOutcome{Outcome: &Outcome{File: file, Sources: map[string][]byte{}}}
+	src := opt.SlimeSource
+	if src == "" {
+		src = grammar.SlimeSource
+	}
 	if file == "" {
-		so.File = grammar.SlimeSource
+		so.File = src
 	} else {
 		so.Sources[file] = data
 	}
@@ -58,8 +62,8 @@ func CheckSlimeBytes(flags, file string, data []byte, opt Options) *SlimeOutcome
 		}
 	}
 	if flags != "" || file == "" {
-		so.Sources[grammar.SlimeSource] = []byte(flags)
-		c, ds := grammar.ParseSlimeFlags(flags, lim)
+		so.Sources[src] = []byte(flags)
+		c, ds := grammar.ParseSlimeCommand(src, flags, lim)
 		so.Diagnostics = append(so.Diagnostics, ds...)
 		if c == nil {
 			return so

@@ -26,8 +26,13 @@ func codes(ds model.Diagnostics) []string {
 }
 
 // The layouts of slime.md: bundle counts, rollout offset, actor rank r on
-// stable bundle r, engine i on bundles offset + i*g ... .
+// stable bundle r, engine i on bundles offset + i*g ... . The second part
+// is slime's own placement-group cases (tests/test_placement_group.py, a
+// 2 x 8 actor): colocate takes max(actor, rollout) bundles, the actor on
+// the first; --rollout-num-gpus 0 starts routers only; external engines
+// leave the rollout's bundles empty.
 func TestSlimeLayoutsOfTheSpec(t *testing.T) {
+	const a = "--actor-num-nodes 2 --actor-num-gpus-per-node 8 "
 	for _, c := range []struct {
 		flags           string
 		bundles, offset int
@@ -39,6 +44,17 @@ func TestSlimeLayoutsOfTheSpec(t *testing.T) {
 		{"--colocate --actor-num-nodes 2 --rollout-num-gpus-per-engine 2", 16, 0, 16, 8, model.ModeCollocated},
 		{"--colocate --actor-num-nodes 1 --rollout-num-gpus 8", 8, 0, 8, 8, model.ModeCollocated},
 		{"--actor-num-nodes 2 --actor-num-gpus-per-node 8 --rollout-num-gpus 8 --rollout-num-gpus-per-engine 2", 24, 16, 16, 4, model.ModeDisaggregated},
+		{a + "--rollout-num-gpus 32", 48, 16, 16, 32, model.ModeDisaggregated},
+		{a + "--rollout-num-gpus 32 --debug-train-only", 16, 0, 16, 0, model.ModeTrainOnly},
+		{a + "--rollout-num-gpus 32 --load-debug-rollout-data /d/{rollout_id}.pt", 16, 0, 16, 0, model.ModeTrainOnly},
+		{a + "--rollout-num-gpus 32 --debug-rollout-only", 32, 0, 0, 32, model.ModeRolloutOnly},
+		{a + "--colocate --rollout-num-gpus 8", 16, 0, 16, 8, model.ModeCollocated},
+		{a + "--colocate --rollout-num-gpus 32", 32, 0, 16, 32, model.ModeCollocated},
+		{a + "--colocate --rollout-num-gpus 0", 16, 0, 16, 0, model.ModeCollocated},
+		{a + "--rollout-num-gpus 0", 16, 16, 16, 0, model.ModeDisaggregated},
+		{a + "--rollout-num-gpus 32 --rollout-external-engine-addrs 10.1.0.1:30000", 16, 16, 16, 0, model.ModeDisaggregated},
+		{a + "--rollout-external --debug-rollout-only", 16, 0, 0, 0, model.ModeDisaggregated},
+		{a + "--colocate --debug-rollout-only", 16, 0, 0, 16, model.ModeRolloutOnly},
 	} {
 		so := CheckSlime(c.flags, "", noInventory())
 		if so.Failed(false) || so.Plan == nil || so.Plan.Plan == nil {
@@ -95,8 +111,11 @@ inventory:
 	if o, so := Check(p, "", noInventory()); so == nil || o != so.Outcome {
 		t.Fatal("not recognised as a slime file")
 	}
+	// Without --num-gpus-per-node slime assumes 8 GPUs per node: its rank
+	// arithmetic puts engines 1 and 2 on engine 0's node (a warning, as
+	// their engines fit in a node); rlsolve plans them where they run.
 	so := CheckSlime("", p, noInventory())
-	if !so.Failed(false) || codes(so.Diagnostics)[0] != model.CodeSlimeNodeSize || so.Diagnostics[0].Primary.File != p {
+	if so.Failed(false) || codes(so.Diagnostics)[0] != model.WarnSlimeRankNode || so.Diagnostics[0].Primary.File != p {
 		t.Fatalf("%v", so.Diagnostics)
 	}
 	so = CheckSlime("--num-gpus-per-node 4", p, noInventory())
@@ -107,7 +126,7 @@ inventory:
 		t.Errorf("file %q sources %v", so.File, so.Sources)
 	}
 	e := so.Plan.Layout.Engines
-	if len(e) != 3 || e[1].DistInitAddr != "10.0.0.2:15002" || e[2].DistInitAddr != "10.0.0.2:15035" || e[0].DistInitAddr != "10.0.0.1:15002" {
+	if len(e) != 3 || e[0].DistInitAddr != "10.0.0.1:15004" || e[1].DistInitAddr != "10.0.0.2:15004" || e[2].DistInitAddr != "10.0.0.2:15035" {
 		t.Errorf("engines %+v", e)
 	}
 	// Flags override the file's keys.
@@ -128,8 +147,10 @@ func TestSlimeInventoryChoice(t *testing.T) {
 	if so.Failed(false) || len(so.Inventory.Nodes) != 4 || so.Inventory.Nodes[0].AccelCount != 4 || !so.Inventory.Assumed {
 		t.Errorf("assumed: %+v %v", so.Inventory, so.Diagnostics)
 	}
+	// One-GPU engines fit on 4-GPU nodes whatever --num-gpus-per-node
+	// says; slime's rank arithmetic (8 engines per node) is warned about.
 	so = CheckSlime("--rollout-num-gpus 8", "", Options{GPUsPerNode: 4})
-	if !so.Failed(false) || codes(so.Diagnostics)[0] != model.CodeSlimeNodeSize {
+	if so.Failed(false) || !reflect.DeepEqual(codes(so.Diagnostics), []string{model.WarnSlimeRankNode, model.WarnSlimeActorSpread}) {
 		t.Errorf("--gpus-per-node 4 with the default node size: %v", codes(so.Diagnostics))
 	}
 	inv := topology.Uniform(1, 8, "inv.yaml")
@@ -191,13 +212,17 @@ func TestSlimeRandomAgreement(t *testing.T) {
 		}
 		add(0.6, fmt.Sprintf("--actor-num-nodes %d", pick(1, 2, 3)))
 		add(0.6, fmt.Sprintf("--actor-num-gpus-per-node %d", pick(2, 4, 6, 8)))
-		add(0.8, fmt.Sprintf("--rollout-num-gpus %d", pick(2, 4, 6, 8, 12, 16)))
+		add(0.8, fmt.Sprintf("--rollout-num-gpus %d", pick(0, 2, 4, 6, 8, 12, 16)))
 		add(0.6, fmt.Sprintf("--rollout-num-gpus-per-engine %d", pick(1, 2, 3, 4, 8, 16)))
 		add(0.3, fmt.Sprintf("--num-gpus-per-node %d", pick(4, 8)))
 		add(0.2, fmt.Sprintf("--sglang-dp-size %d", pick(1, 4000, 9000)))
 		add(0.3, "--colocate")
 		add(0.1, "--debug-train-only")
 		add(0.1, "--debug-rollout-only")
+		add(0.2, fmt.Sprintf("--prefill-num-servers %d", pick(1, 2, 3)))
+		add(0.05, "--rollout-external-engine-addrs 10.9.0.1:30000")
+		add(0.05, "--sglang-config /tmp/s.yaml")
+		add(0.05, "--load-debug-rollout-data /d.pt")
 		flags := strings.Join(parts, " ")
 		g := pick(4, 8)
 		nodes := make([]model.Node, pick(1, 2, 3, 4, 5))
@@ -259,4 +284,46 @@ func FuzzCheckSlime(f *testing.F) {
 			t.Fatalf("%q: errors %v, plan %v", flags, so.Diagnostics.HasErrors(), so.Plan != nil)
 		}
 	})
+}
+
+// --sglang-config defines the engines in a file rlsolve does not read:
+// the group and the actor are planned, with a note.
+func TestSlimeSGLangConfig(t *testing.T) {
+	so := CheckSlime("--actor-num-nodes 2 --colocate --sglang-config /tmp/x.yaml --rollout-num-gpus-per-engine 64", "", noInventory())
+	if so.Failed(false) || so.Plan.Plan == nil || so.Plan.Layout.NumBundles != 16 || len(so.Plan.Layout.Engines) != 0 ||
+		!contains(codes(so.Diagnostics), model.NoteSlimeSGLangConfig) {
+		t.Fatalf("%v", so.Diagnostics)
+	}
+	so = CheckSlime("--colocate --sglang-config /tmp/x.yaml --prefill-num-servers 1", "", noInventory())
+	if !so.Failed(false) || !contains(codes(so.Diagnostics), model.CodeSlimeGroups) {
+		t.Errorf("with --prefill-num-servers: %v", so.Diagnostics)
+	}
+}
+
+// --slime @FILE and @- read the command; the spans name the file.
+func TestReadSlimeCommand(t *testing.T) {
+	p := writeFile(t, "cmd.sh", "ray job submit -- python3 train.py \\\n  --actor-num-nodes x\n")
+	text, src, d := grammar.ReadSlimeCommand("@"+p, nil, grammar.DefaultLimits)
+	if d != nil || src != p || !strings.HasPrefix(text, "ray job") {
+		t.Fatalf("%q %q %+v", text, src, d)
+	}
+	so := CheckSlime(text, "", Options{GPUsPerNode: -1, SlimeSource: src})
+	if !so.Failed(false) || so.File != p || so.Diagnostics[0].Primary.File != p || so.Diagnostics[0].Primary.Line != 2 || so.Sources[p] == nil {
+		t.Errorf("%+v", so.Diagnostics)
+	}
+	for _, arg := range []string{"@-", "-"} {
+		text, src, d = grammar.ReadSlimeCommand(arg, strings.NewReader("--colocate"), grammar.DefaultLimits)
+		if d != nil || src != "<stdin>" || text != "--colocate" {
+			t.Errorf("%s: %q %q %+v", arg, text, src, d)
+		}
+	}
+	if _, _, d := grammar.ReadSlimeCommand("@-", strings.NewReader(strings.Repeat("x", 100)), grammar.Limits{MaxStringBytes: 10}); d == nil || d.Code != model.CodeLimit {
+		t.Errorf("long stdin: %+v", d)
+	}
+	if _, _, d := grammar.ReadSlimeCommand("@"+filepath.Join(t.TempDir(), "none"), nil, grammar.DefaultLimits); d == nil || d.Code != model.CodeFileRead {
+		t.Errorf("missing file: %+v", d)
+	}
+	if text, src, d := grammar.ReadSlimeCommand("--colocate", nil, grammar.DefaultLimits); d != nil || src != grammar.SlimeSource || text != "--colocate" {
+		t.Errorf("plain: %q %q", text, src)
+	}
 }

@@ -3,6 +3,7 @@ package rules
 import (
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -86,7 +87,7 @@ func (s *slimeSession) settings(p Present) model.SlimeSettings {
 
 var (
 	slimeLayoutKeys = []model.SlimeKey{model.SlimeActorNumNodes, model.SlimeActorGPUsPerNode, model.SlimeRolloutNumGPUs,
-		model.SlimeColocate, model.SlimeTrainOnly, model.SlimeRolloutOnly}
+		model.SlimeColocate, model.SlimeTrainOnly, model.SlimeRolloutOnly, model.SlimeRolloutExternal, model.SlimeLoadDebugRollout, model.SlimeSGLangConfig}
 )
 
 func withKeys(base []model.SlimeKey, more ...model.SlimeKey) []model.SlimeKey {
@@ -99,19 +100,17 @@ func withKeys(base []model.SlimeKey, more ...model.SlimeKey) []model.SlimeKey {
 func (s *slimeSession) slimeRules() []*slimeRule {
 	t := s.t
 	fits := func(x model.SlimeSettings) bool { total, _ := x.Bundles(); return total <= t.NumGPUs() }
-	divides := func(x model.SlimeSettings) bool {
-		r, g := x.Rollout(), x.GPUsPerEngine
-		return r <= 0 || g <= 0 || r%g == 0
-	}
+	divides := model.SlimeSettings.EnginesDivide
 	return []*slimeRule{
 		{name: "the rollout's GPUs are given", code: model.CodeSlimeMissing, keys: slimeLayoutKeys, check: s.missing},
 		{name: "layout within limits", code: model.CodeProcessLimit, keys: slimeLayoutKeys, check: s.limit},
 		{name: "one debug mode", code: model.CodeSlimeModes, keys: []model.SlimeKey{model.SlimeTrainOnly, model.SlimeRolloutOnly}, check: s.modes},
 		{name: "placement group fits", code: model.CodeSlimeFit, keys: slimeLayoutKeys, check: s.fit},
 		{name: "engines divide the rollout", code: model.CodeSlimeEngineDivides, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine), check: s.divides},
-		{name: "colocate shares GPUs one to one", code: model.CodeSlimeColocate, keys: slimeLayoutKeys, check: s.colocate},
-		{name: "node size", code: model.CodeSlimeNodeSize, keys: withKeys(slimeLayoutKeys, model.SlimeNumGPUsPerNode), check: func(x model.SlimeSettings) *slimeViolation {
-			if !fits(x) {
+		{name: "one source of engines", code: model.CodeSlimeGroups, keys: []model.SlimeKey{model.SlimeRolloutExternal, model.SlimePrefillServers, model.SlimeSGLangConfig}, check: s.sources},
+		{name: "decode GPUs remain", code: model.CodeSlimeGroups, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine, model.SlimePrefillServers), check: s.prefill},
+		{name: "node size", code: model.CodeSlimeNodeSize, keys: withKeys(slimeLayoutKeys, model.SlimeNumGPUsPerNode, model.SlimeRolloutGPUsPerEngine), check: func(x model.SlimeSettings) *slimeViolation {
+			if !fits(x) || !divides(x) {
 				return nil
 			}
 			return s.nodeSize(x)
@@ -122,13 +121,13 @@ func (s *slimeSession) slimeRules() []*slimeRule {
 			}
 			return s.straddle(x)
 		}},
-		{name: "ports below the ephemeral range", code: model.CodeSlimePortRange, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine, model.SlimeDPSize), check: func(x model.SlimeSettings) *slimeViolation {
+		{name: "ports below the ephemeral range", code: model.CodeSlimePortRange, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine, model.SlimeDPSize, model.SlimeNumGPUsPerNode, model.SlimePrefillServers), check: func(x model.SlimeSettings) *slimeViolation {
 			if !fits(x) || !divides(x) {
 				return nil
 			}
 			return s.portRange(x)
 		}},
-		{name: "port blocks disjoint", code: model.CodeSlimePortOverlap, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine, model.SlimeDPSize), check: func(x model.SlimeSettings) *slimeViolation {
+		{name: "port blocks disjoint", code: model.CodeSlimePortOverlap, keys: withKeys(slimeLayoutKeys, model.SlimeRolloutGPUsPerEngine, model.SlimeDPSize, model.SlimeNumGPUsPerNode, model.SlimePrefillServers), check: func(x model.SlimeSettings) *slimeViolation {
 			if !fits(x) || !divides(x) {
 				return nil
 			}
@@ -141,9 +140,14 @@ func (s *slimeSession) missing(x model.SlimeSettings) *slimeViolation {
 	if !x.RolloutMissing() {
 		return nil
 	}
+	why := "slime has no default for the rollout's GPUs unless actor and rollout are colocated (then it is the actor's)."
+	if n := len(s.cfg.Unexpanded); n > 0 {
+		why += fmt.Sprintf(" The pasted command leaves `%s` unexpanded (RLS-W0704): --rollout-num-gpus, --colocate or --debug-train-only may be in it.",
+			strings.Join(s.cfg.Unexpanded[:min(n, 3)], "`, `"))
+	}
 	return &slimeViolation{code: model.CodeSlimeMissing,
 		summary: fmt.Sprintf("--rollout-num-gpus is required in %s mode", x.Mode()),
-		why:     "slime has no default for the rollout's GPUs unless actor and rollout are colocated (then it is the actor's).",
+		why:     why,
 		primary: []model.SlimeKey{model.SlimeRolloutOnly}, label: "the rollout needs a GPU count",
 		roles: s.roles(x),
 		fixes: []slimeFix{{key: model.SlimeRolloutNumGPUs, value: max(x.GPUsPerEngine, 1)}}}
@@ -179,7 +183,9 @@ func (s *slimeSession) breakdown(x model.SlimeSettings) string {
 	case model.SlimeRolloutOnlyMode:
 		return fmt.Sprintf("%d rollout", x.Rollout())
 	case model.SlimeColocateMode:
-		return fmt.Sprintf("%d actor, shared with the rollout", x.ActorGPUs())
+		return fmt.Sprintf("%d actor, %d rollout, shared", x.ActorGPUs(), x.Rollout())
+	case model.SlimeExternalMode:
+		return fmt.Sprintf("%d actor; the engines run outside Ray", x.ActorGPUs())
 	}
 	return fmt.Sprintf("%d actor", x.ActorGPUs())
 }
@@ -221,10 +227,10 @@ func (s *slimeSession) fit(x model.SlimeSettings) *slimeViolation {
 }
 
 func (s *slimeSession) divides(x model.SlimeSettings) *slimeViolation {
-	r, g := x.Rollout(), x.GPUsPerEngine
-	if r <= 0 || g <= 0 || r%g == 0 {
+	if x.EnginesDivide() {
 		return nil
 	}
+	r, g := x.Rollout(), x.GPUsPerEngine
 	v := &slimeViolation{code: model.CodeSlimeEngineDivides,
 		summary: fmt.Sprintf("rollout_num_gpus %d is not a multiple of rollout_num_gpus_per_engine %d", r, g),
 		why:     fmt.Sprintf("slime starts rollout_num_gpus // rollout_num_gpus_per_engine = %d engine(s); the other %d GPU(s) would get no engine.", r/g, r%g),
@@ -244,33 +250,62 @@ func (s *slimeSession) divides(x model.SlimeSettings) *slimeViolation {
 	return v
 }
 
-func (s *slimeSession) colocate(x model.SlimeSettings) *slimeViolation {
-	if x.Mode() != model.SlimeColocateMode || !x.RolloutSet || x.RolloutGPUs == x.ActorGPUs() {
-		return nil
-	}
-	return &slimeViolation{code: model.CodeSlimeColocate,
-		summary: fmt.Sprintf("--colocate needs as many rollout GPUs as actor GPUs, but the actor has %d (%d x %d) and the rollout %d", x.ActorGPUs(), x.ActorNodes, x.ActorGPUsPerNode, x.RolloutGPUs),
-		why:     "In colocate mode each bundle holds one actor (0.8 GPU) and one engine's share (0.2 GPU) of the same GPU; the placement group has only the actor's bundles.",
-		primary: []model.SlimeKey{model.SlimeRolloutNumGPUs, model.SlimeColocate},
-		label:   fmt.Sprintf("%d rollout GPUs", x.RolloutGPUs),
-		roles:   s.roles(x),
-		fixes:   []slimeFix{{key: model.SlimeRolloutNumGPUs, value: x.ActorGPUs()}, {key: model.SlimeColocate, remove: true}}}
-}
-
-func (s *slimeSession) nodeSize(x model.SlimeSettings) *slimeViolation {
-	pos, bad := s.t.WrongNodeSize(x)
+func (s *slimeSession) sources(x model.SlimeSettings) *slimeViolation {
+	a, b, bad := x.SourcesConflict()
 	if !bad {
 		return nil
 	}
-	n := s.t.Node(pos)
+	return &slimeViolation{code: model.CodeSlimeGroups,
+		summary: fmt.Sprintf("slime refuses %s with %s", a.Info().Flag, b.Info().Flag),
+		why: "The rollout's engines come from one place: external engines (--rollout-external-engine-addrs), a --sglang-config file, " +
+			"or the flags (--prefill-num-servers splits them into prefill and decode); slime's argument validation asserts that only one is given.",
+		primary: []model.SlimeKey{b, a}, label: "a second source of engines",
+		roles: s.roles(x),
+		fixes: []slimeFix{{key: b, remove: true}, {key: a, remove: true}}}
+}
+
+func (s *slimeSession) prefill(x model.SlimeSettings) *slimeViolation {
+	if !x.PrefillLeavesNoDecode() {
+		return nil
+	}
+	v := &slimeViolation{code: model.CodeSlimeGroups,
+		summary: fmt.Sprintf("--prefill-num-servers %d takes %d of the rollout's %d GPUs (%d per engine), leaving none to decode",
+			x.PrefillServers, x.PrefillGPUs(), x.Rollout(), x.GPUsPerEngine),
+		why:     "slime builds a prefill group of prefill_num_servers x rollout_num_gpus_per_engine GPUs and gives the rest to a decode group, which it asserts is not empty.",
+		primary: []model.SlimeKey{model.SlimePrefillServers, model.SlimeRolloutNumGPUs, model.SlimeRolloutGPUsPerEngine},
+		label:   fmt.Sprintf("%d prefill GPUs", x.PrefillGPUs()),
+		roles:   s.roles(x)}
+	if g := max(x.GPUsPerEngine, 1); x.Rollout()/g > 1 {
+		v.fixes = append(v.fixes, slimeFix{key: model.SlimePrefillServers, value: x.Rollout()/g - 1})
+	}
+	v.fixes = append(v.fixes, slimeFix{key: model.SlimePrefillServers, remove: true})
+	return v
+}
+
+func (s *slimeSession) nodeSize(x model.SlimeSettings) *slimeViolation {
+	m, bad := s.t.NodeMismatch(x)
+	if !bad {
+		return nil
+	}
+	n := s.t.Node(m.Pos)
 	def := ""
 	if !s.cfg.Values[model.SlimeNumGPUsPerNode].Set {
 		def = " (the default)"
 	}
+	var on []string
+	s.t.Positions(m.Start, m.End, func(pos, a, b int) bool {
+		on = append(on, fmt.Sprintf("%d GPUs of %s", b-a, nodeName(s.t, pos)))
+		return true
+	})
+	split := "slime starts it as one SGLang node, but it spans " + joinAnd(on)
+	if x.GPUsPerEngine > x.NumGPUsPerNode {
+		split = fmt.Sprintf("slime splits it into %d SGLang nodes of %d GPUs, but %s has %d", x.NodesPerEngine(), x.WorkerGPUs(), nodeName(s.t, m.Pos), n.AccelCount)
+	}
 	v := &slimeViolation{code: model.CodeSlimeNodeSize,
-		summary: fmt.Sprintf("--num-gpus-per-node is %d%s, but the rollout runs on %s, which has %d GPUs", x.NumGPUsPerNode, def, nodeName(s.t, pos), n.AccelCount),
-		why: "slime computes each engine's base GPU as (offset + rank x gpus_per_engine) % num_gpus_per_node and its node from rank // engines_per_node; " +
-			"with the wrong node size engines ask for GPUs that do not exist or take another node's ports.",
+		summary: fmt.Sprintf("--num-gpus-per-node is %d%s, so rollout engine %d (bundles %d-%d, %d GPUs) is split wrongly: %s",
+			x.NumGPUsPerNode, def, m.Engine, m.Start, m.End-1, x.GPUsPerEngine, split),
+		why: "slime starts an engine as max(1, gpus_per_engine // num_gpus_per_node) SGLang nodes of min(gpus_per_engine, num_gpus_per_node) GPUs each; " +
+			"an engine spanning nodes only runs when that split is its nodes. Engines within one node do not depend on --num-gpus-per-node.",
 		primary: []model.SlimeKey{model.SlimeNumGPUsPerNode},
 		label:   fmt.Sprintf("nodes have %d GPUs", n.AccelCount),
 		absent:  fmt.Sprintf("no --num-gpus-per-node: slime assumes %d GPUs per node", x.NumGPUsPerNode),
@@ -317,15 +352,16 @@ func (s *slimeSession) portRange(x model.SlimeSettings) *slimeViolation {
 	if eph == nil {
 		return nil
 	}
-	n := s.t.EngineStarts(x, eph.Pos)
+	np := eph.At
 	v := &slimeViolation{code: model.CodeSlimePortRange,
-		summary: fmt.Sprintf("the rollout ports on %s run from %d to %d, into the ephemeral range %d-%d: %d engine(s) x %d ports (HTTP, NCCL, 30 + dp size %d)",
-			nodeName(s.t, eph.Pos), model.SlimePortStart, eph.Last, model.SlimeEphemeralFirst, model.SlimeEphemeralLast, n, x.PortsPerEngine(), x.DPSize),
-		why:     "Each engine takes its ports from its first node's cursor at 15000; the kernel hands out ports in the ephemeral range to outgoing connections at any time, so a server port there can be taken before the engine binds it.",
+		summary: fmt.Sprintf("the rollout ports on %s run from %d to %d, into the ephemeral range %d-%d: ports for %d engine(s), then %d dist_init_addr block(s) of 30 + dp size %d",
+			nodeName(s.t, eph.Pos), np.Base, eph.Last, model.SlimeEphemeralFirst, model.SlimeEphemeralLast, np.Served, np.Blocks, x.DPSize),
+		why: "slime allocates each node's ports from 15000 up: HTTP and NCCL ports for every engine it serves there (counted from the flags), then a dist_init_addr block per engine; " +
+			"the kernel hands out ports in the ephemeral range to outgoing connections at any time, so a server port there can be taken before the engine binds it.",
 		primary: []model.SlimeKey{model.SlimeDPSize, model.SlimeRolloutNumGPUs},
-		label:   fmt.Sprintf("%d ports per engine", x.PortsPerEngine()),
+		label:   fmt.Sprintf("%d ports per dist_init_addr block", x.DistBlock()),
 		roles:   s.roles(x)}
-	if dp := (model.SlimeEphemeralFirst-model.SlimePortStart)/n - model.SlimePortsPerEngineFixedPart - model.SlimeDistInitBlockBase; dp >= 1 && dp < x.DPSize {
+	if dp := (model.SlimeEphemeralFirst-np.Dist)/max(np.Blocks, 1) - model.SlimeDistInitBlockBase; dp >= 1 && dp < x.DPSize {
 		v.fixes = append(v.fixes, slimeFix{key: model.SlimeDPSize, value: dp})
 	}
 	return v
@@ -359,10 +395,14 @@ func (s *slimeSession) roles(x model.SlimeSettings) map[model.SlimeKey]string {
 		model.SlimeRolloutNumGPUs:       fmt.Sprintf("%d rollout GPUs", x.RolloutGPUs),
 		model.SlimeRolloutGPUsPerEngine: fmt.Sprintf("%d GPUs per engine", x.GPUsPerEngine),
 		model.SlimeNumGPUsPerNode:       fmt.Sprintf("slime assumes %d GPUs per node", x.NumGPUsPerNode),
-		model.SlimeDPSize:               fmt.Sprintf("%d ports per engine", x.PortsPerEngine()),
+		model.SlimeDPSize:               fmt.Sprintf("%d ports per dist_init_addr block", x.DistBlock()),
 		model.SlimeColocate:             "actor and rollout share the GPUs",
 		model.SlimeTrainOnly:            "only the actor is placed",
 		model.SlimeRolloutOnly:          "only the rollout is placed",
+		model.SlimePrefillServers:       fmt.Sprintf("%d prefill engine(s)", x.PrefillServers),
+		model.SlimeRolloutExternal:      "the engines run outside Ray",
+		model.SlimeLoadDebugRollout:     "only the actor is placed",
+		model.SlimeSGLangConfig:         "the engine groups come from a file",
 	}
 }
 
@@ -457,8 +497,11 @@ func (s *slimeSession) applyFix(cfg *model.SlimeConfig, f slimeFix) (model.Fix, 
 			return model.Fix{}, false
 		}
 		cfg.Values[f.key] = model.SlimeValue{}
-		if yaml {
+		if yaml && info.Bool {
 			return model.Fix{Message: fmt.Sprintf("set `%s: false`", info.Key), Edits: []model.Edit{{Span: old.ValueSpan, NewText: "false"}}}, true
+		}
+		if yaml {
+			return model.Fix{Message: fmt.Sprintf("remove `%s`", old.Text)}, true
 		}
 		return model.Fix{Message: fmt.Sprintf("drop `%s`", old.Text), Edits: []model.Edit{{Span: old.Span, NewText: ""}}}, true
 	}

@@ -14,6 +14,7 @@ func SlimeWarnings(cfg *model.SlimeConfig, t *model.SlimeTopology, l *model.Slim
 	s := &slimeSession{cfg: cfg, t: t}
 	x := cfg.Settings(nil)
 	var ds model.Diagnostics
+	s.sglangConfig(&ds, x)
 	s.rankArithmetic(&ds, x, l)
 	s.actorSpread(&ds, x, l)
 	return ds
@@ -29,43 +30,55 @@ func (s *slimeSession) at(keys ...model.SlimeKey) model.Span {
 	return s.cfg.Span
 }
 
-// rankArithmetic warns where slime's own arithmetic would take an engine's
+// rankArithmetic warns where slime's own arithmetic would take a worker's
 // ports and dist_init_addr from another node than the one the stable order
-// puts it on: slime groups its rollout actors by rank (rank //
-// engines_per_node) and probes every member's ports on the node of the
-// group's first actor.
+// puts it on: slime groups each server group's workers by rank
+// (local_rank // engines_per_node) and probes every member's ports on the
+// node of the group's first worker.
 func (s *slimeSession) rankArithmetic(ds *model.Diagnostics, x model.SlimeSettings, l *model.SlimeLayout) {
 	t := s.t
-	type part struct {
-		engine, pos int
-	}
-	var parts []part
-	for _, e := range l.Engines {
-		for _, p := range e.Parts {
-			parts = append(parts, part{e.Index, p.Pos})
+	npe, epn := x.NodesPerEngine(), x.EnginesPerNode()
+	part := func(rank int) *model.SlimeEnginePart { return &l.Engines[rank/npe].Parts[rank%npe] }
+	for _, g := range x.ServerGroups() {
+		for w := range g.Workers {
+			lead := g.RankOffset + w/epn*epn
+			p, q := part(g.RankOffset+w), part(lead)
+			if p.Pos == q.Pos {
+				continue
+			}
+			e, le := (g.RankOffset+w)/npe, lead/npe
+			at, label := s.at(model.SlimeActorGPUsPerNode, model.SlimeActorNumNodes, model.SlimeRolloutGPUsPerEngine), "the rollout starts mid-node"
+			why := fmt.Sprintf("here engine %d starts at GPU %d of %s.", le, q.GPUs[0], nodeName(t, q.Pos))
+			if n := t.Node(q.Pos).AccelCount; n != x.NumGPUsPerNode {
+				at, label = s.at(model.SlimeNumGPUsPerNode), fmt.Sprintf("the nodes have %d GPUs", n)
+				why = fmt.Sprintf("here %s has %d GPUs.", nodeName(t, q.Pos), n)
+			}
+			*ds = append(*ds, model.Diagnostic{Code: model.WarnSlimeRankNode, Severity: model.SeverityWarning,
+				Summary: fmt.Sprintf("slime would probe engine %d's ports and dist_init_addr on engine %d's node, %s, but engine %d runs on %s; rlsolve's port plan uses the node it runs on",
+					e, le, nodeName(t, q.Pos), e, nodeName(t, p.Pos)),
+				Primary: at, PrimaryLabel: label,
+				Why: fmt.Sprintf("slime derives a worker's node from its rank in its server group (rank // %d engines per node, from --num-gpus-per-node %d), which assumes every node has that many GPUs and its engines start at its first GPU; ",
+					epn, x.NumGPUsPerNode) + why,
+				Help: []model.Fix{{Message: "set --num-gpus-per-node to the nodes' GPU count and give the actor a multiple of it, so that the rollout starts on a fresh node, or use the ports of `rlsolve plan --output json`"}},
+			})
+			return
 		}
 	}
-	if len(parts) == 0 {
+}
+
+// sglangConfig notes that --sglang-config's engines are not planned.
+func (s *slimeSession) sglangConfig(ds *model.Diagnostics, x model.SlimeSettings) {
+	if !x.SGLangConfig || x.Rollout() <= 0 {
 		return
 	}
-	g := min(x.GPUsPerEngine, x.NumGPUsPerNode)
-	epn := max(1, min(x.NumGPUsPerNode, x.Rollout())/max(g, 1))
-	for r, p := range parts {
-		lead := parts[(r/epn)*epn]
-		if lead.pos == p.pos {
-			continue
-		}
-		_, local := t.Locate(l.RolloutOffset)
-		*ds = append(*ds, model.Diagnostic{Code: model.WarnSlimeRankNode, Severity: model.SeverityWarning,
-			Summary: fmt.Sprintf("slime would probe engine %d's ports and dist_init_addr on engine %d's node, %s, but engine %d runs on %s; rlsolve's port plan uses the node it runs on",
-				p.engine, lead.engine, nodeName(t, lead.pos), p.engine, nodeName(t, p.pos)),
-			Primary: s.at(model.SlimeActorGPUsPerNode, model.SlimeActorNumNodes, model.SlimeRolloutGPUsPerEngine), PrimaryLabel: "the rollout starts mid-node",
-			Why: fmt.Sprintf("slime derives an engine's node from its rank (rank // %d engines per node), which assumes every node's engines start at its first GPU; here the rollout starts at GPU %d of %s.",
-				epn, local, nodeName(t, l.Bundles[l.RolloutOffset].Pos)),
-			Help: []model.Fix{{Message: "give the actor a multiple of the node size in GPUs so that the rollout starts on a fresh node, or use the ports of `rlsolve plan --output json`"}},
-		})
-		return
+	v := s.cfg.Values[model.SlimeSGLangConfig]
+	arg := v.Arg
+	if arg == "" {
+		arg = "-"
 	}
+	ds.Notef(model.NoteSlimeSGLangConfig, v.Span, "defines the server groups",
+		"the engines come from --sglang-config %s, which rlsolve does not read: the placement group and the actor are planned, the rollout's %d GPUs without engines or ports",
+		arg, x.Rollout())
 }
 
 // actorSpread warns when the actor's bundles do not land on

@@ -76,14 +76,20 @@ func TestSlimeMinimalConflicts(t *testing.T) {
 			topo(4, 8), model.CodeSlimeFit, S("--actor-num-nodes", "--rollout-num-gpus"), ""},
 		{"divides", []any{model.SlimeActorNumNodes, 1, model.SlimeRolloutNumGPUs, 6, model.SlimeRolloutGPUsPerEngine, 4},
 			topo(4, 8), model.CodeSlimeEngineDivides, S("--rollout-num-gpus", "--rollout-num-gpus-per-engine"), ""},
-		{"colocate", []any{model.SlimeColocate, 1, model.SlimeActorNumNodes, 2, model.SlimeRolloutNumGPUs, 8},
-			topo(4, 8), model.CodeSlimeColocate, S("--colocate", "--actor-num-nodes", "--rollout-num-gpus"), ""},
+		{"prefill leaves no decode", []any{model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 8, model.SlimeRolloutGPUsPerEngine, 4, model.SlimePrefillServers, 2},
+			topo(1, 8), model.CodeSlimeGroups, S("--prefill-num-servers", "--rollout-num-gpus", "--rollout-num-gpus-per-engine"), ""},
+		{"two sources of engines", []any{model.SlimeRolloutExternal, 1, model.SlimePrefillServers, 1, model.SlimeActorNumNodes, 1},
+			topo(2, 8), model.CodeSlimeGroups, S("--prefill-num-servers", "--rollout-external-engine-addrs"), ""},
 		{"modes", []any{model.SlimeTrainOnly, 1, model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 8},
 			topo(1, 8), model.CodeSlimeModes, S("--debug-train-only", "--debug-rollout-only"), ""},
-		{"node size, default", []any{model.SlimeActorGPUsPerNode, 4, model.SlimeRolloutNumGPUs, 4, model.SlimeRolloutGPUsPerEngine, 2},
-			topo(2, 4), model.CodeSlimeNodeSize, S("--actor-num-gpus-per-node", "--rollout-num-gpus"), ""},
-		{"node size, given", []any{model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 4, model.SlimeNumGPUsPerNode, 2},
-			topo(2, 4), model.CodeSlimeNodeSize, S("--debug-rollout-only", "--num-gpus-per-node", "--rollout-num-gpus"), "--num-gpus-per-node"},
+		// An 8-GPU engine on two 4-GPU nodes: slime, assuming 8 GPUs per
+		// node, starts it as one SGLang node.
+		{"node size, default", []any{model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 8, model.SlimeRolloutGPUsPerEngine, 8},
+			topo(2, 4), model.CodeSlimeNodeSize, S("--debug-rollout-only", "--rollout-num-gpus", "--rollout-num-gpus-per-engine"), ""},
+		// A 4-GPU engine on one 4-GPU node: slime, told 2 GPUs per node,
+		// splits it into two SGLang nodes.
+		{"node size, given", []any{model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 8, model.SlimeRolloutGPUsPerEngine, 4, model.SlimeNumGPUsPerNode, 2},
+			topo(2, 4), model.CodeSlimeNodeSize, S("--debug-rollout-only", "--num-gpus-per-node", "--rollout-num-gpus", "--rollout-num-gpus-per-engine"), ""},
 		{"straddle", []any{model.SlimeActorGPUsPerNode, 4, model.SlimeRolloutNumGPUs, 8, model.SlimeRolloutGPUsPerEngine, 8},
 			topo(4, 8), model.CodeSlimeStraddle, S("--actor-num-gpus-per-node", "--rollout-num-gpus", "--rollout-num-gpus-per-engine"), ""},
 		{"ports", []any{model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 16, model.SlimeRolloutGPUsPerEngine, 2, model.SlimeDPSize, 5000},
@@ -149,7 +155,7 @@ func hasCode(t *testing.T, cfg *model.SlimeConfig, tp *model.SlimeTopology, code
 // Independent mistakes are reported separately, each with its own flags;
 // fixes are kept only when they remove the conflict.
 func TestSlimeIndependentConflictsAndFixes(t *testing.T) {
-	cfg := slimeFlags(t, model.SlimeColocate, 1, model.SlimeRolloutNumGPUs, 6, model.SlimeRolloutGPUsPerEngine, 4)
+	cfg := slimeFlags(t, model.SlimeColocate, 1, model.SlimeRolloutNumGPUs, 6, model.SlimeRolloutGPUsPerEngine, 4, model.SlimePrefillServers, 2)
 	res, err := Check(rules.Slime(cfg, topo(1, 8), 0), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -158,22 +164,22 @@ func TestSlimeIndependentConflictsAndFixes(t *testing.T) {
 	for _, d := range res.Diagnostics {
 		codes[d.Code] = d
 	}
-	if len(res.Diagnostics) != 2 || codes[model.CodeSlimeColocate].Code == "" || codes[model.CodeSlimeEngineDivides].Code == "" {
+	if len(res.Diagnostics) != 2 || codes[model.CodeSlimeGroups].Code == "" || codes[model.CodeSlimeEngineDivides].Code == "" {
 		t.Fatalf("%+v", res.Diagnostics)
 	}
 	div := codes[model.CodeSlimeEngineDivides]
 	if len(div.Help) == 0 || len(div.Help[0].Edits) != 1 || div.Help[0].Edits[0].NewText != "4" {
 		t.Errorf("divides fixes %+v", div.Help)
 	}
-	col := codes[model.CodeSlimeColocate]
-	if len(col.Help) == 0 || col.Help[0].Message != "use `--rollout-num-gpus 8`" {
-		t.Errorf("colocate fixes %+v", col.Help)
+	pre := codes[model.CodeSlimeGroups]
+	if len(pre.Help) == 0 || pre.Help[0].Message != "drop `--prefill-num-servers 2`" {
+		t.Errorf("prefill fixes %+v", pre.Help)
 	}
 	// A missing flag is added at the end of the string.
-	cfg = slimeFlags(t, model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 4)
-	res, _ = Check(rules.Slime(cfg, topo(1, 4), 0), Options{})
+	cfg = slimeFlags(t, model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 4, model.SlimeRolloutGPUsPerEngine, 4)
+	res, _ = Check(rules.Slime(cfg, topo(2, 2), 0), Options{})
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Primary != cfg.End || len(res.Diagnostics[0].Help) != 1 ||
-		res.Diagnostics[0].Help[0].Edits[0].NewText != " --num-gpus-per-node 4" {
+		res.Diagnostics[0].Help[0].Edits[0].NewText != " --num-gpus-per-node 2" {
 		t.Errorf("%+v", res.Diagnostics)
 	}
 }

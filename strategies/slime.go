@@ -50,41 +50,69 @@ func (pl *slimePlanner) layout() *model.SlimeLayout {
 		pos, local := t.Locate(b)
 		l.Bundles[b] = model.SlimeBundle{Index: b, Node: t.Order[pos], Pos: pos, GPU: t.GPUID(pos, local)}
 	}
-	g := s.GPUsPerEngine
-	cursor := map[int]int{}
-	rank := 0
-	for e := range s.Engines() {
-		eng := model.SlimeEngine{Index: e}
-		for b := off + e*g; b < off+(e+1)*g; b++ {
-			bd := l.Bundles[b]
-			if n := len(eng.Parts); n == 0 || eng.Parts[n-1].Pos != bd.Pos {
-				eng.Parts = append(eng.Parts, model.SlimeEnginePart{Node: bd.Node, Pos: bd.Pos, Rank: rank})
-				rank++
+	// Workers in rank order, group after group; an engine is NodesPerEngine
+	// consecutive workers.
+	c, npe := s.WorkerGPUs(), s.NodesPerEngine()
+	for _, g := range s.ServerGroups() {
+		for w := range g.Workers {
+			rank, first := g.RankOffset+w, off+g.GPUOffset+w*c
+			if rank%npe == 0 {
+				l.Engines = append(l.Engines, model.SlimeEngine{Index: rank / npe, WorkerType: g.WorkerType})
 			}
-			p := &eng.Parts[len(eng.Parts)-1]
-			p.Bundles = append(p.Bundles, b)
-			p.GPUs = append(p.GPUs, bd.GPU)
+			part := model.SlimeEnginePart{Node: l.Bundles[first].Node, Pos: l.Bundles[first].Pos, Rank: rank}
+			for b := first; b < first+c; b++ {
+				part.Bundles = append(part.Bundles, b)
+				part.GPUs = append(part.GPUs, l.Bundles[b].GPU)
+			}
+			e := &l.Engines[len(l.Engines)-1]
+			e.Parts = append(e.Parts, part)
 		}
-		first := eng.Parts[0]
-		c, ok := cursor[first.Pos]
-		if !ok {
-			c = model.SlimePortStart
-		}
-		eng.HTTPPort, eng.NCCLPort = c, c+1
-		eng.DistFirst, eng.DistLast = c+2, c+s.PortsPerEngine()-1
-		cursor[first.Pos] = c + s.PortsPerEngine()
-		if a := t.Node(first.Pos).Address(); a != "" {
-			eng.DistInitAddr = a + ":" + strconv.Itoa(eng.DistFirst)
-		}
-		for _, blk := range []struct {
-			kind        string
-			first, last int
-		}{{"http", eng.HTTPPort, eng.HTTPPort}, {"nccl", eng.NCCLPort, eng.NCCLPort}, {"dist_init", eng.DistFirst, eng.DistLast}} {
-			l.Ports = append(l.Ports, model.SlimePortBlock{Node: first.Node, Pos: first.Pos, Engine: e, Kind: blk.kind, First: blk.first, Last: blk.last})
-		}
-		l.Engines = append(l.Engines, eng)
 	}
+	pl.ports(l)
 	return l
+}
+
+// ports gives every worker its ports in slime's order (model's PortPlan):
+// HTTP, NCCL (and a prefill worker's bootstrap port) on its node, and each
+// engine its dist_init_addr block on its first worker's node.
+func (pl *slimePlanner) ports(l *model.SlimeLayout) {
+	s, t := pl.s, pl.t
+	groups, npe, block := s.ServerGroups(), s.NodesPerEngine(), s.DistBlock()
+	t.PortPlan(s, func(np model.SlimeNodePorts) bool {
+		g, blocks := groups[np.Group], 0
+		for w := np.First; w < np.First+np.Count; w++ {
+			rank, i := g.RankOffset+w, w-np.First
+			e := &l.Engines[rank/npe]
+			p := &e.Parts[rank%npe]
+			p.HTTPPort = np.Base + i*g.FixedPorts()
+			p.NCCLPort = p.HTTPPort + 1
+			pl.portBlock(l, p, e.Index, "http", p.HTTPPort, p.HTTPPort)
+			pl.portBlock(l, p, e.Index, "nccl", p.NCCLPort, p.NCCLPort)
+			if g.WorkerType == model.SlimePrefill {
+				p.BootstrapPort = p.HTTPPort + 2
+				pl.portBlock(l, p, e.Index, "bootstrap", p.BootstrapPort, p.BootstrapPort)
+			}
+			if rank%npe != 0 {
+				continue
+			}
+			k := i
+			if npe > 1 {
+				k, blocks = blocks, blocks+1
+			}
+			e.HTTPPort, e.NCCLPort = p.HTTPPort, p.NCCLPort
+			e.DistFirst = np.Dist + k*block
+			e.DistLast = e.DistFirst + block - 1
+			if a := t.Node(p.Pos).Address(); a != "" {
+				e.DistInitAddr = a + ":" + strconv.Itoa(e.DistFirst)
+			}
+			pl.portBlock(l, p, e.Index, "dist_init", e.DistFirst, e.DistLast)
+		}
+		return true
+	})
+}
+
+func (pl *slimePlanner) portBlock(l *model.SlimeLayout, p *model.SlimeEnginePart, engine int, kind string, first, last int) {
+	l.Ports = append(l.Ports, model.SlimePortBlock{Node: p.Node, Pos: p.Pos, Engine: engine, Kind: kind, First: first, Last: last})
 }
 
 // nodeGPUIDs is the node's GPU ids in stable order, as strings.

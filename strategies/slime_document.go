@@ -44,6 +44,7 @@ type SlimeDocPlacement struct {
 // SlimeDocSGLang is what one rollout worker's SGLang server is given.
 type SlimeDocSGLang struct {
 	Engine        int    `json:"engine" yaml:"engine"`
+	WorkerType    string `json:"worker_type" yaml:"worker_type"`
 	NodeRank      int    `json:"node_rank" yaml:"node_rank"`
 	NNodes        int    `json:"nnodes" yaml:"nnodes"`
 	BaseGPUID     int    `json:"base_gpu_id" yaml:"base_gpu_id"`
@@ -51,6 +52,7 @@ type SlimeDocSGLang struct {
 	DPSize        int    `json:"dp_size" yaml:"dp_size"`
 	Port          int    `json:"port" yaml:"port"`
 	NCCLPort      int    `json:"nccl_port" yaml:"nccl_port"`
+	BootstrapPort int    `json:"bootstrap_port,omitempty" yaml:"bootstrap_port,omitempty"`
 	DistInitAddr  string `json:"dist_init_addr,omitempty" yaml:"dist_init_addr,omitempty"`
 	DistInitPorts [2]int `json:"dist_init_ports" yaml:"dist_init_ports"`
 }
@@ -85,6 +87,7 @@ type SlimeDocNode struct {
 // SlimeDocEngine is one SGLang engine.
 type SlimeDocEngine struct {
 	Engine        int    `json:"engine" yaml:"engine"`
+	WorkerType    string `json:"worker_type" yaml:"worker_type"`
 	Workers       []int  `json:"workers" yaml:"workers"`
 	Bundles       []int  `json:"bundles" yaml:"bundles"`
 	Nodes         []int  `json:"nodes" yaml:"nodes"`
@@ -121,6 +124,11 @@ func (r *SlimeResult) NewDocument(inv *model.Inventory, diagnostics any) *SlimeD
 		switch {
 		case info.Bool:
 			flags[info.Key] = v.Set && v.Value != 0
+		case info.Text && v.Set && v.Arg == "":
+			flags[info.Key] = true
+		case info.Text && v.Set:
+			flags[info.Key] = v.Arg
+		case info.Text:
 		case v.Set:
 			flags[info.Key] = v.Value
 		case info.HasDefault:
@@ -166,14 +174,14 @@ func (r *SlimeResult) NewDocument(inv *model.Inventory, diagnostics any) *SlimeD
 	}
 	var sglang []*SlimeDocSGLang // by rollout rank
 	for _, e := range l.Engines {
-		de := SlimeDocEngine{Engine: e.Index, BaseGPUID: e.Parts[0].GPUs[0], Port: e.HTTPPort, NCCLPort: e.NCCLPort,
+		de := SlimeDocEngine{Engine: e.Index, WorkerType: e.WorkerType, BaseGPUID: e.Parts[0].GPUs[0], Port: e.HTTPPort, NCCLPort: e.NCCLPort,
 			DistInitAddr: e.DistInitAddr, DistInitPorts: [2]int{e.DistFirst, e.DistLast}}
 		for i, p := range e.Parts {
 			de.Workers = append(de.Workers, p.Rank)
 			de.Bundles = append(de.Bundles, p.Bundles...)
 			de.Nodes = append(de.Nodes, p.Node)
-			sglang = append(sglang, &SlimeDocSGLang{Engine: e.Index, NodeRank: i, NNodes: len(e.Parts), BaseGPUID: p.GPUs[0],
-				TPSize: s.GPUsPerEngine, DPSize: s.DPSize, Port: e.HTTPPort, NCCLPort: e.NCCLPort,
+			sglang = append(sglang, &SlimeDocSGLang{Engine: e.Index, WorkerType: e.WorkerType, NodeRank: i, NNodes: len(e.Parts), BaseGPUID: p.GPUs[0],
+				TPSize: s.GPUsPerEngine, DPSize: s.DPSize, Port: p.HTTPPort, NCCLPort: p.NCCLPort, BootstrapPort: p.BootstrapPort,
 				DistInitAddr: e.DistInitAddr, DistInitPorts: [2]int{e.DistFirst, e.DistLast}})
 		}
 		doc.Slime.Engines = append(doc.Slime.Engines, de)
@@ -285,19 +293,37 @@ func (r *SlimeResult) WriteTable(w io.Writer) {
 			continue
 		}
 		fmt.Fprintf(w, "\nrollout: %d engine(s) x %d GPUs (%d worker(s)), %g GPU of each bundle; dp size %d\n", len(l.Engines), s.GPUsPerEngine, len(cp.Placements), model.SlimeRolloutGPUFraction, s.DPSize)
-		fmt.Fprintln(tw, "  RANK\tENGINE\tNODE\tHOST\tBUNDLES\tGPUS\tPORT\tNCCL\tDIST_INIT")
+		pd := s.PrefillSet // prefill/decode: show each engine's type and bootstrap port
+		head := "  RANK\tENGINE\tNODE\tHOST\tBUNDLES\tGPUS\tPORT\tNCCL\tDIST_INIT"
+		if pd {
+			head = "  RANK\tENGINE\tTYPE\tNODE\tHOST\tBUNDLES\tGPUS\tPORT\tNCCL\tBOOTSTRAP\tDIST_INIT"
+		}
+		fmt.Fprintln(tw, head)
 		for _, e := range l.Engines {
 			for _, p := range e.Parts {
 				dist := e.DistInitAddr
 				if dist == "" {
 					dist = fmt.Sprintf("node %d:%d", e.Parts[0].Node, e.DistFirst)
 				}
-				fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%s (%d-%d)\n", p.Rank, e.Index, p.Node, host(p.Node), intsText(p.Bundles), intsText(p.GPUs),
-					e.HTTPPort, e.NCCLPort, dist, e.DistFirst, e.DistLast)
+				dist = fmt.Sprintf("%s (%d-%d)", dist, e.DistFirst, e.DistLast)
+				if pd {
+					fmt.Fprintf(tw, "  %d\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", p.Rank, e.Index, e.WorkerType, p.Node, host(p.Node), intsText(p.Bundles), intsText(p.GPUs),
+						p.HTTPPort, p.NCCLPort, orDash(portText(p.BootstrapPort)), dist)
+					continue
+				}
+				fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%s\n", p.Rank, e.Index, p.Node, host(p.Node), intsText(p.Bundles), intsText(p.GPUs),
+					p.HTTPPort, p.NCCLPort, dist)
 			}
 		}
 		tw.Flush()
 	}
+}
+
+func portText(p int) string {
+	if p == 0 {
+		return ""
+	}
+	return strconv.Itoa(p)
 }
 
 func intsText(xs []int) string {

@@ -90,8 +90,10 @@ func TestSlimeDisaggregated(t *testing.T) {
 		if len(e.Parts) != 1 || p.Node != 2 || !reflect.DeepEqual(p.GPUs, []int{2 * i, 2*i + 1}) {
 			t.Errorf("engine %d parts %+v", i, e.Parts)
 		}
-		base := 15000 + 33*i
-		if e.HTTPPort != base || e.NCCLPort != base+1 || e.DistFirst != base+2 || e.DistLast != base+32 || e.DistInitAddr != fmt.Sprintf("10.0.0.3:%d", base+2) {
+		// slime.md's example: HTTP and NCCL ports of all four engines
+		// first (15000-15007), then blocks of 30 + dp size 1 from 15008.
+		http, dist := 15000+2*i, 15008+31*i
+		if e.HTTPPort != http || e.NCCLPort != http+1 || e.DistFirst != dist || e.DistLast != dist+30 || e.DistInitAddr != fmt.Sprintf("10.0.0.3:%d", dist) {
 			t.Errorf("engine %d ports %d %d %d-%d %s", i, e.HTTPPort, e.NCCLPort, e.DistFirst, e.DistLast, e.DistInitAddr)
 		}
 	}
@@ -142,7 +144,11 @@ func TestSlimeMidNodeFourGPU(t *testing.T) {
 	for _, e := range r.Layout.Engines {
 		got = append(got, eng{e.Parts[0].Node, e.Parts[0].GPUs[0], e.HTTPPort, e.DistInitAddr})
 	}
-	want := []eng{{0, 2, 15000, "10.0.0.1:15002"}, {1, 0, 15000, "10.0.0.2:15002"}, {1, 2, 15033, "10.0.0.2:15035"}}
+	// slime serves 2 engines per 4-GPU node (engines_per_node = 4 // 2):
+	// node 0 reserves HTTP and NCCL ports for 2 before engine 0's
+	// dist_init_addr block; node 1's first engine is rank 1, so it serves
+	// 2 - 1 mod 2 = 1, raised to the 2 engines it holds.
+	want := []eng{{0, 2, 15000, "10.0.0.1:15004"}, {1, 0, 15000, "10.0.0.2:15004"}, {1, 2, 15002, "10.0.0.2:15035"}}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("engines %+v, want %+v", got, want)
 	}
@@ -162,13 +168,20 @@ func TestSlimeMidNodeFourGPU(t *testing.T) {
 	}
 }
 
-// The default --num-gpus-per-node (8) on 4-GPU nodes is an error.
+// The default --num-gpus-per-node (8) on 4-GPU nodes is an error only for
+// an engine that spans nodes: slime starts it as one SGLang node.
 func TestSlimeWrongNodeSize(t *testing.T) {
-	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorGPUsPerNode: 4, model.SlimeRolloutNumGPUs: 4, model.SlimeRolloutGPUsPerEngine: 2})
-	r, ds := slimeCheck(t, cfg, uniformTopo(2, 4))
+	for _, gpe := range []int{1, 2, 4} {
+		cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorGPUsPerNode: 4, model.SlimeRolloutNumGPUs: 4, model.SlimeRolloutGPUsPerEngine: gpe})
+		mustPlan(t, cfg, uniformTopo(2, 4))
+	}
+	cfg := slimeCfg(map[model.SlimeKey]int{model.SlimeActorGPUsPerNode: 4, model.SlimeRolloutNumGPUs: 8, model.SlimeRolloutGPUsPerEngine: 8})
+	r, ds := slimeCheck(t, cfg, uniformTopo(3, 4))
 	if r != nil || len(ds) != 1 || ds[0].Code != model.CodeSlimeNodeSize {
 		t.Fatalf("%+v", ds)
 	}
+	cfg.Values[model.SlimeNumGPUsPerNode] = model.SlimeValue{Set: true, Value: 4}
+	mustPlan(t, cfg, uniformTopo(3, 4))
 }
 
 // Engines of 16 GPUs span two whole 8-GPU nodes and share the first
@@ -189,8 +202,18 @@ func TestSlimeTwoNodeEngines(t *testing.T) {
 	if len(ro) != 4 || ro[1].SGLang.NodeRank != 1 || ro[1].SGLang.NNodes != 2 || ro[1].SGLang.DistInitAddr != "10.0.0.2:15002" || ro[1].IP != "10.0.0.3" {
 		t.Errorf("records %+v", ro[1])
 	}
-	if len(doc.Slime.Ports) != 2 {
-		t.Errorf("ports only on each engine's first node: %+v", doc.Slime.Ports)
+	// Every worker takes HTTP and NCCL ports on its node; the
+	// dist_init_addr block is on each engine's first node only.
+	dist := map[int]bool{}
+	for _, np := range doc.Slime.Ports {
+		for _, b := range np.Blocks {
+			if b.Kind == "dist_init" {
+				dist[np.ClusterNodeRank] = true
+			}
+		}
+	}
+	if len(doc.Slime.Ports) != 4 || !reflect.DeepEqual(dist, map[int]bool{1: true, 3: true}) {
+		t.Errorf("port plan %+v", doc.Slime.Ports)
 	}
 	// 12-GPU engines cannot span whole 8-GPU nodes.
 	cfg.Values[model.SlimeRolloutNumGPUs].Value, cfg.Values[model.SlimeRolloutGPUsPerEngine].Value = 24, 12
@@ -228,7 +251,8 @@ func TestSlimeDirectErrors(t *testing.T) {
 		{map[model.SlimeKey]int{}, model.CodeSlimeMissing},
 		{map[model.SlimeKey]int{model.SlimeRolloutNumGPUs: 24, model.SlimeActorNumNodes: 2}, model.CodeSlimeFit},
 		{map[model.SlimeKey]int{model.SlimeRolloutNumGPUs: 6, model.SlimeRolloutGPUsPerEngine: 4}, model.CodeSlimeEngineDivides},
-		{map[model.SlimeKey]int{model.SlimeColocate: 1, model.SlimeRolloutNumGPUs: 4}, model.CodeSlimeColocate},
+		{map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 8, model.SlimeRolloutGPUsPerEngine: 4, model.SlimePrefillServers: 2}, model.CodeSlimeGroups},
+		{map[model.SlimeKey]int{model.SlimeRolloutExternal: 1, model.SlimeSGLangConfig: 1}, model.CodeSlimeGroups},
 		{map[model.SlimeKey]int{model.SlimeTrainOnly: 1, model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 8}, model.CodeSlimeModes},
 		{map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 16, model.SlimeRolloutGPUsPerEngine: 2, model.SlimeDPSize: 5000}, model.CodeSlimePortRange},
 	} {
@@ -288,7 +312,7 @@ func TestSlimeDocumentShape(t *testing.T) {
 	}
 	var sb strings.Builder
 	r.WriteTable(&sb)
-	if !strings.Contains(sb.String(), "10.0.0.2:15002 (15002-15032)") {
+	if !strings.Contains(sb.String(), "15002  15003  10.0.0.2:15039 (15039-15069)") {
 		t.Errorf("table:\n%s", sb.String())
 	}
 }

@@ -95,6 +95,10 @@ func strictNote(o *pipeline.Outcome, strict bool) {
 func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources) {
 	src := diag.DiskSources()
 	inv, bad := in.loadInventory()
+	command, source := "", ""
+	if bad == nil && in.slime != "" {
+		command, source, bad = in.slimeCommand()
+	}
 	if bad != nil {
 		return []*pipeline.Outcome{bad}, src
 	}
@@ -105,7 +109,7 @@ func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources
 	class, _ := in.class()
 	var outs []*pipeline.Outcome
 	for _, f := range files {
-		o, _ := pipeline.Check(f, in.slime, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget})
+		o, _ := pipeline.Check(f, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source})
 		for name, text := range o.Sources {
 			src.Files[name] = text
 		}

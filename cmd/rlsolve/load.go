@@ -25,7 +25,7 @@ type inputFlags struct {
 
 func (f *inputFlags) register(c *cobra.Command) {
 	if n := c.Name(); n == "check" || n == "plan" { // the commands that read slime layouts
-		c.Flags().StringVar(&f.slime, "slime", "", "a slime layout given by its placement `FLAGS` ('--actor-num-nodes 2 --rollout-num-gpus 8 ...'); FILE is then optional")
+		c.Flags().StringVar(&f.slime, "slime", "", "a slime layout given by its placement `FLAGS` ('--actor-num-nodes 2 --rollout-num-gpus 8 ...') or a pasted launch command; @FILE reads it from a file, @- from standard input; FILE is then optional")
 	}
 	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes")
 	f.gpusPerNode = -1
@@ -60,6 +60,16 @@ func (f *inputFlags) loadInventory() (*model.Inventory, *pipeline.Outcome) {
 		return nil, nil
 	}
 	return pipeline.LoadInventory(f.inventory, grammar.DefaultLimits)
+}
+
+// slimeCommand reads --slime (its @FILE or @- form) once for all files;
+// the outcome says why when it cannot be read (exit 2).
+func (f *inputFlags) slimeCommand() (text, source string, bad *pipeline.Outcome) {
+	text, source, d := grammar.ReadSlimeCommand(f.slime, os.Stdin, grammar.DefaultLimits)
+	if d != nil {
+		return "", "", &pipeline.Outcome{File: d.Primary.File, Diagnostics: model.Diagnostics{*d}, IOError: true}
+	}
+	return text, source, nil
 }
 
 // analyze runs the whole pipeline on one config file.

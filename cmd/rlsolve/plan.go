@@ -41,6 +41,10 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 				return err
 			}
 			inv, bad := in.loadInventory()
+			command, source := "", ""
+			if bad == nil && in.slime != "" {
+				command, source, bad = in.slimeCommand()
+			}
 			if bad != nil {
 				diag.Text(os.Stderr, bad.Diagnostics, diag.DiskSources(), useColor())
 				diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
@@ -51,7 +55,7 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 				file = args[0]
 			}
 			class, _ := in.class()
-			o, so := pipeline.Check(file, in.slime, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget})
+			o, so := pipeline.Check(file, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source})
 			if so != nil {
 				return planSlime(&in, so, output, component, rank)
 			}

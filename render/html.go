@@ -4,16 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-
-	"github.com/rlsolve/rlsolve/strategies"
 )
 
 // HTML writes the plan as one self-contained page: the SVG picture inline,
 // the workers' details as embedded JSON, and a small script that shows a
 // worker's rank, node, devices, CUDA_VISIBLE_DEVICES and environment when
 // the pointer is over a cell. Nothing is fetched from anywhere.
-func HTML(w io.Writer, r *strategies.Result, opt Options) error {
-	pic, err := build(r, opt)
+func HTML(w io.Writer, in *Input, opt Options) error {
+	pic, err := build(in, opt)
 	if err != nil {
 		return err
 	}

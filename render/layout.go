@@ -18,7 +18,6 @@ import (
 	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
-	"github.com/rlsolve/rlsolve/strategies"
 )
 
 // Options tune the picture.
@@ -140,24 +139,24 @@ type picture struct {
 }
 
 // build lays the plan out.
-func build(r *strategies.Result, opt Options) (*picture, error) {
-	if r == nil || r.Plan == nil || r.Cluster == nil || r.Cluster.Cluster == nil {
+func build(in *Input, opt Options) (*picture, error) {
+	if in.check() != nil || in.Cluster == nil {
 		return nil, errors.New("render: no plan to draw (the config has errors)")
 	}
-	c := r.Cluster
+	c, plan := in.Cluster, in.Plan
 	pic := &picture{title: opt.Title}
 	if pic.title == "" {
 		pic.title = "rlsolve plan"
 	}
-	mode := string(r.Plan.Mode)
+	mode := string(plan.Mode)
 	if mode == "" {
 		mode = "none"
 	}
 	total := 0
-	for i := range r.Plan.Components {
-		total += len(r.Plan.Components[i].Placements)
+	for i := range plan.Components {
+		total += len(plan.Components[i].Placements)
 	}
-	pic.subtitle = fmt.Sprintf("placement mode %s · %d node(s) · %d component(s) · %d worker(s)", mode, len(c.Nodes), len(r.Plan.Components), total)
+	pic.subtitle = fmt.Sprintf("placement mode %s · %d node(s) · %d component(s) · %d worker(s)", mode, len(c.Nodes), len(plan.Components), total)
 	pic.envOmitted = total > maxEnvWorkers
 
 	// Rows and their device cells.
@@ -165,8 +164,8 @@ func build(r *strategies.Result, opt Options) (*picture, error) {
 	robotCell := make([]map[string]int, len(c.Nodes)) // "type/index" -> cell
 	cpuCell := make([]int, len(c.Nodes))
 	anyNodeWorker := false
-	for i := range r.Plan.Components {
-		for _, p := range r.Plan.Components[i].Placements {
+	for i := range plan.Components {
+		for _, p := range plan.Components[i].Placements {
 			if p.HardwareType == "" {
 				anyNodeWorker = true
 			}
@@ -195,8 +194,8 @@ func build(r *strategies.Result, opt Options) (*picture, error) {
 	}
 
 	// Workers onto cells.
-	for ci := range r.Plan.Components {
-		cp := &r.Plan.Components[ci]
+	for ci := range plan.Components {
+		cp := &plan.Components[ci]
 		pic.comps = append(pic.comps, component{name: cp.Name, color: paletteColor(ci), summary: componentSummary(cp)})
 		for pi, p := range cp.Placements {
 			n := p.ClusterNodeRank
@@ -204,7 +203,7 @@ func build(r *strategies.Result, opt Options) (*picture, error) {
 				continue
 			}
 			wi := len(pic.workers)
-			w := newWorker(c, cp, ci, pi)
+			w := newWorker(in, cp, ci, pi)
 			rw := &rows[n]
 			var cells []int
 			switch {
@@ -361,14 +360,14 @@ func addEntry(c *cell, comp, rank, w int) {
 	c.entries = append(c.entries, entry{comp: comp, ranks: []int{rank}, workers: []int{w}})
 }
 
-func newWorker(c *strategies.Cluster, cp *model.ComponentPlan, ci, pi int) worker {
+func newWorker(in *Input, cp *model.ComponentPlan, ci, pi int) worker {
 	p := cp.Placements[pi]
-	nd := &c.Nodes[p.ClusterNodeRank]
-	env := c.Env(cp, pi)
+	nd := &in.Cluster.Nodes[p.ClusterNodeRank]
+	env := in.Workers.Env(cp, pi)
 	w := worker{comp: ci, Component: cp.Name, Rank: p.Rank, Node: p.ClusterNodeRank, Host: nd.Hostname, IP: nd.IP,
-		Group: p.NodeGroupLabel, Devices: devicesText(p), Accel: p.AcceleratorType,
+		Group: p.NodeGroupLabel, Devices: devicesText(&p), Accel: p.AcceleratorType,
 		Local:  fmt.Sprintf("%d/%d", p.LocalRank, p.LocalWorldSize),
-		Python: c.Interpreter(p.NodeGroupLabel, p.ClusterNodeRank), Env: env}
+		Python: in.Workers.Interpreter(p.NodeGroupLabel, p.ClusterNodeRank), Env: env}
 	w.VisKey = "CUDA_VISIBLE_DEVICES"
 	for _, k := range []string{"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES", "ONEAPI_DEVICE_SELECTOR", "MUSA_VISIBLE_DEVICES"} {
 		if v, ok := env[k]; ok {
@@ -380,23 +379,15 @@ func newWorker(c *strategies.Cluster, cp *model.ComponentPlan, ci, pi int) worke
 }
 
 // devicesText says what the worker holds: gpu:0,2 / franka:1 / node.
-func devicesText(p model.Placement) string {
+func devicesText(p *model.Placement) string {
 	if p.HardwareType == "" || len(p.LocalHardwareRanks) == 0 {
 		return "node (no device of its own)"
 	}
-	kind := "gpu"
-	if p.HardwareType != model.HardwareAccelerator {
-		kind = strings.ToLower(p.HardwareType)
-	}
-	parts := make([]string, len(p.LocalHardwareRanks))
-	for i, h := range p.LocalHardwareRanks {
-		parts[i] = strconv.Itoa(h)
-	}
-	return kind + ":" + strings.Join(parts, ",")
+	return devices(p)
 }
 
 // nodeLabel is the row's label: rank, host and address, groups, hardware.
-func nodeLabel(c *strategies.Cluster, n int) []string {
+func nodeLabel(c *model.Cluster, n int) []string {
 	nd := &c.Nodes[n]
 	lines := []string{"node " + strconv.Itoa(n)}
 	host := nd.Hostname

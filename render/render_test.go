@@ -34,7 +34,7 @@ var (
 // kinds, robots shared by env workers, CPU workers on every node).
 var examples = []string{"single-node", "collocated-tp", "heterogeneous"}
 
-func plan(t *testing.T, example string) *strategies.Result {
+func plan(t *testing.T, example string) *render.Input {
 	t.Helper()
 	dir := filepath.Join("..", "examples", example)
 	inv, bad := pipeline.LoadInventory(filepath.Join(dir, "inventory.yaml"), grammar.DefaultLimits)
@@ -45,7 +45,12 @@ func plan(t *testing.T, example string) *strategies.Result {
 	if o.Result == nil || o.Result.Plan == nil || o.Diagnostics.HasErrors() {
 		t.Fatalf("%s does not plan: %v", example, o.Diagnostics)
 	}
-	return o.Result
+	return o.RenderInput()
+}
+
+// resultInput is what the outputs read of a plan made by strategies.
+func resultInput(r *strategies.Result) *render.Input {
+	return &render.Input{Plan: r.Plan, Nodes: r.Cluster.Nodes, Cluster: r.Cluster.Cluster, Workers: r.Cluster, Diagnostics: r.Diagnostics}
 }
 
 func title(example string) render.Options {
@@ -165,7 +170,7 @@ func TestNoPlan(t *testing.T) {
 	if err := render.SVG(&b, nil, render.Options{}); err == nil {
 		t.Error("SVG of a nil result: want an error")
 	}
-	if err := render.HTML(&b, &strategies.Result{}, render.Options{}); err == nil {
+	if err := render.HTML(&b, &render.Input{}, render.Options{}); err == nil {
 		t.Error("HTML of a result without a plan: want an error")
 	}
 }
@@ -180,8 +185,8 @@ func TestEscaping(t *testing.T) {
 		t.Fatalf("no plan: %v", r.Diagnostics)
 	}
 	for _, f := range []func(*bytes.Buffer) error{
-		func(b *bytes.Buffer) error { return render.SVG(b, r, render.Options{Title: "a<b>"}) },
-		func(b *bytes.Buffer) error { return render.HTML(b, r, render.Options{Title: "a<b>"}) },
+		func(b *bytes.Buffer) error { return render.SVG(b, resultInput(r), render.Options{Title: "a<b>"}) },
+		func(b *bytes.Buffer) error { return render.HTML(b, resultInput(r), render.Options{Title: "a<b>"}) },
 	} {
 		var b bytes.Buffer
 		if err := f(&b); err != nil {
@@ -209,7 +214,7 @@ func TestManyComponents(t *testing.T) {
 		t.Fatalf("no plan: %v", r.Diagnostics)
 	}
 	var b bytes.Buffer
-	if err := render.SVG(&b, r, render.Options{}); err != nil {
+	if err := render.SVG(&b, resultInput(r), render.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), ">shared ×14<") || !strings.Contains(b.String(), "+7 more") {

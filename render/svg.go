@@ -6,14 +6,12 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/rlsolve/rlsolve/strategies"
 )
 
 // SVG writes the plan as a standalone SVG picture. Every cell carries a
 // <title>, which viewers show as a tooltip.
-func SVG(w io.Writer, r *strategies.Result, opt Options) error {
-	pic, err := build(r, opt)
+func SVG(w io.Writer, in *Input, opt Options) error {
+	pic, err := build(in, opt)
 	if err != nil {
 		return err
 	}

@@ -161,6 +161,9 @@ func scaleInput(t testing.TB, g int) *render.Input {
 		t.Fatal(ds[0].Summary)
 	}
 	inv := topology.Uniform(g/8, 8, "bench")
+	for i := range inv.Nodes {
+		inv.Nodes[i].Hostname = fmt.Sprintf("gpu-%d", i)
+	}
 	res := strategies.PlanConfig(cfg, inv, strategies.Options{})
 	if res.Plan == nil {
 		t.Fatal(res.Diagnostics[0].Summary)

@@ -58,10 +58,10 @@ type CheckReport struct {
 	Diagnostics   []JSONDiagnostic `json:"diagnostics"`
 }
 
-// JSON converts diagnostics to their JSON form. The result is a
-// []JSONDiagnostic, never nil, so that it marshals as [] and can be embedded
-// in other documents (plan's "diagnostics").
-func JSON(ds []model.Diagnostic) any {
+// JSON converts diagnostics to their JSON form, never nil, so that it
+// marshals as [] and can be embedded in other documents (plan's
+// "diagnostics").
+func JSON(ds []model.Diagnostic) []JSONDiagnostic {
 	return toJSON(ds)
 }
 

@@ -13,6 +13,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/render"
 )
 
 // baseEnv is what the test workers inherit: small and known, so that
@@ -39,7 +42,10 @@ func TestLocalEnvContract(t *testing.T) {
 		t.Fatalf("exit %d:\n%s\n%s", rep.ExitCode(), rep.Summary(), out)
 	}
 	envs := workerEnvs(out.String())
-	doc := o.Result.NewDocument(o.Inventory, nil)
+	doc, err := render.NewDocument(o.RenderInput())
+	if err != nil {
+		t.Fatal(err)
+	}
 	ports := map[string]string{}
 	seenPorts := map[string]string{}
 	total := 0
@@ -57,8 +63,8 @@ func TestLocalEnvContract(t *testing.T) {
 				want[k] = v
 			}
 			for k, v := range p.Env {
-				if old, ok := want[k]; ok && pathLikeKeys[k] {
-					v = mergePath(v, old)
+				if old, ok := want[k]; ok && model.PathLikeEnv(k) {
+					v = model.MergePath(v, old)
 				}
 				want[k] = v
 			}

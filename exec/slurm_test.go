@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/rlsolve/rlsolve/internal/slurmtest"
+	"github.com/rlsolve/rlsolve/render"
 )
 
 // allocate gets an allocation on the test cluster (n1-n4, 8 fake GPUs
@@ -97,7 +98,10 @@ func TestSlurmEnvContract(t *testing.T) {
 		t.Fatalf("%s\n%s", rep.Summary(), out)
 	}
 	envs := workerEnvs(out.String())
-	doc := o.Result.NewDocument(o.Inventory, nil)
+	doc, err := render.NewDocument(o.RenderInput())
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, name := range doc.Order {
 		port := ""
 		for r, p := range doc.Components[name].Placements {

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/render"
 	"github.com/rlsolve/rlsolve/strategies"
 	"github.com/rlsolve/rlsolve/topology"
 )
@@ -60,11 +60,15 @@ func cpuPoolConfig() []byte {
 // check is what `rlsolve check` does for a valid config: load, plan, and
 // the solver's verdict (pipeline.CheckBytes).
 func check(tb testing.TB, data []byte, inv *model.Inventory) *strategies.Result {
+	return checkOutcome(tb, data, inv).Result
+}
+
+func checkOutcome(tb testing.TB, data []byte, inv *model.Inventory) *pipeline.Outcome {
 	o := pipeline.CheckBytes("bench.yaml", data, pipeline.Options{Inventory: inv, GPUsPerNode: -1})
 	if o.Diagnostics.HasErrors() || o.Result == nil || o.Result.Plan == nil {
 		tb.Fatalf("invalid: %v", o.Diagnostics)
 	}
-	return o.Result
+	return o
 }
 
 // explainConfig is scaleConfig(g) with three independent conflicts: a part
@@ -105,15 +109,14 @@ func BenchmarkExplain(b *testing.B) {
 }
 
 // planDocument is `rlsolve plan --output json` without the terminal: check,
-// every worker's environment (inside NewDocument) and the indented JSON
-// document, written as the CLI writes it (Document.WriteJSON).
+// then the indented JSON document with every worker's environment,
+// streamed as the CLI writes it (render.WriteJSON).
 func planDocument(tb testing.TB, data []byte, inv *model.Inventory, w io.Writer) *strategies.Result {
-	res := check(tb, data, inv)
-	doc := res.NewDocument(inv, diag.JSON(nil))
-	if err := doc.WriteJSON(w, true); err != nil {
+	o := checkOutcome(tb, data, inv)
+	if err := render.WriteJSON(w, o.RenderInput(), true); err != nil {
 		tb.Fatal(err)
 	}
-	return res
+	return o.Result
 }
 
 func countWorkers(res *strategies.Result) int {
@@ -129,7 +132,7 @@ type stage int
 
 const (
 	stageCheck    stage = iota // load + PlanConfig + the solver
-	stageDocument              // + NewDocument (every worker's environment)
+	stageDocument              // + render.NewDocument (every worker's environment, held)
 	stageJSON                  // + the indented JSON document to io.Discard
 )
 
@@ -143,9 +146,10 @@ func scaleRun(b *testing.B, data []byte, inv *model.Inventory, st stage) {
 		case stageCheck:
 			res = check(b, data, inv)
 		case stageDocument:
-			res = check(b, data, inv)
-			if doc := res.NewDocument(inv, diag.JSON(nil)); len(doc.Components) == 0 {
-				b.Fatal("empty document")
+			o := checkOutcome(b, data, inv)
+			res = o.Result
+			if doc, err := render.NewDocument(o.RenderInput()); err != nil || len(doc.Components) == 0 {
+				b.Fatal("empty document", err)
 			}
 		default:
 			res = planDocument(b, data, inv, io.Discard)
@@ -201,7 +205,7 @@ func BenchmarkDocument(b *testing.B) { scaleBench(b, stageDocument) }
 
 // BenchmarkPlan is Check plus every worker's environment and the JSON
 // plan document, indented as `rlsolve plan --output json` writes it
-// (Document.WriteJSON), to io.Discard.
+// (render.WriteJSON), to io.Discard.
 func BenchmarkPlan(b *testing.B) { scaleBench(b, stageJSON) }
 
 // BenchmarkCPUPool100k checks a 100,000-process CPU pool on 10,000 nodes.
@@ -235,7 +239,7 @@ func TestScaleConfigs(t *testing.T) {
 			if p := agent.Placements[len(agent.Placements)-1]; p.ClusterNodeRank != nodes-1 || p.LocalRank != 9 || p.LocalWorldSize != 10 {
 				t.Errorf("last agent worker: %+v", p)
 			}
-			var doc strategies.Document
+			var doc render.Document
 			if err := json.Unmarshal([]byte(sb.String()), &doc); err != nil {
 				t.Fatal(err)
 			}

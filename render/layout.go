@@ -1,10 +1,17 @@
-// Package render draws a plan as a picture: an SVG, or a self-contained
-// HTML page around it with hover details. One row per node (labelled with
-// its rank, host and node groups), one cell per GPU, robot and CPU slot,
-// coloured by component; each cell lists the worker ranks on it. Devices
-// shared by several workers say so, and a worker holding several devices
-// of a node (a tensor-parallel group, strided or not) is drawn as a line
-// joining them under the row.
+// Package render writes every output of a plan: the table, the JSON and
+// YAML documents and one worker's environment as shell lines, streamed
+// from the plan one worker at a time; and the plan as a picture, an SVG or
+// a self-contained HTML page around it.
+//
+// The picture has an overview band (each component's nodes on a strip of
+// the cluster, with their ranges and counts), then one row per node
+// (labelled with its rank, host and node groups), one cell per GPU, robot
+// and CPU slot, coloured by component; each cell lists the worker ranks on
+// it. Devices shared by several workers say so, and a worker holding
+// several devices of a node (a tensor-parallel group, strided or not) is
+// drawn as a line joining them under the row. On a large plan, identical
+// consecutive nodes are one row ("nodes 8-47", same layout); the HTML page
+// expands them, and finds workers by component and rank.
 //
 // The output is deterministic (golden tests rely on it) and never refers
 // to anything outside itself: no fonts, scripts or images are loaded.
@@ -18,7 +25,6 @@ import (
 	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
-	"github.com/rlsolve/rlsolve/strategies"
 )
 
 // Options tune the picture.
@@ -83,6 +89,9 @@ type entry struct {
 	comp    int
 	ranks   []int
 	workers []int
+	// text is what the cell says, when not the component and its ranks
+	// (a collapsed row says the first and last node's).
+	text string
 }
 
 type cell struct {
@@ -108,22 +117,28 @@ type span struct {
 	first, last int // cell indices
 	cells       []int
 	lane        int
+	text        string // the label, when not the worker's component and rank
 }
 
+// row is one node, or a run of nodes with the same layout (nodes > 1).
 type row struct {
 	node   int
+	nodes  int      // how many consecutive nodes the row stands for
 	lines  []string // the label: node rank, host, groups, accelerators
 	cells  []cell
 	spans  []span
 	lanes  int
 	hidden int // spans not drawn (more than maxLanes lanes)
-	y, h   float64
+	h      float64
 }
 
 type component struct {
 	name    string
 	color   string
 	summary string
+	// nodes are the nodes the component has workers on, ascending.
+	nodes   []int
+	workers int
 }
 
 // picture is everything drawn, computed once for the SVG and the HTML.
@@ -132,168 +147,178 @@ type picture struct {
 	subtitle   string
 	comps      []component
 	workers    []worker
-	rows       []row
+	nodes      int
+	rows       []row // one per node
+	runs       []run // what is drawn: rows, and runs of identical rows
 	width      float64
-	height     float64
-	legendH    float64
+	top        float64 // the height of the title, legend and overview
 	envOmitted bool
+	cells      int // how many cells have ids
 }
 
 // build lays the plan out.
-func build(r *strategies.Result, opt Options) (*picture, error) {
-	if r == nil || r.Plan == nil || r.Cluster == nil || r.Cluster.Cluster == nil {
+func build(in *Input, opt Options) (*picture, error) {
+	if in.check() != nil || in.Cluster == nil {
 		return nil, errors.New("render: no plan to draw (the config has errors)")
 	}
-	c := r.Cluster
-	pic := &picture{title: opt.Title}
+	c, plan := in.Cluster, in.Plan
+	pic := &picture{title: opt.Title, nodes: len(c.Nodes)}
 	if pic.title == "" {
 		pic.title = "rlsolve plan"
 	}
-	mode := string(r.Plan.Mode)
+	mode := string(plan.Mode)
 	if mode == "" {
 		mode = "none"
 	}
 	total := 0
-	for i := range r.Plan.Components {
-		total += len(r.Plan.Components[i].Placements)
+	for i := range plan.Components {
+		total += len(plan.Components[i].Placements)
 	}
-	pic.subtitle = fmt.Sprintf("placement mode %s · %d node(s) · %d component(s) · %d worker(s)", mode, len(c.Nodes), len(r.Plan.Components), total)
+	pic.subtitle = fmt.Sprintf("placement mode %s · %d node(s) · %d component(s) · %d worker(s)", mode, len(c.Nodes), len(plan.Components), total)
 	pic.envOmitted = total > maxEnvWorkers
+	rows := newRows(c, plan)
+	pic.placeWorkers(in, rows)
+	maxX := 0.0
+	for ri := range rows {
+		maxX = max(maxX, rows[ri].arrange())
+	}
+	pic.rows = rows
+	pic.group()
+	pic.width = max(maxX+margin, 640, overviewWidth())
+	pic.top = float64(margin) + 44 + float64(len(pic.comps))*legendLine + 8 + pic.overviewHeight()
+	return pic, nil
+}
 
-	// Rows and their device cells.
-	rows := make([]row, len(c.Nodes))
-	robotCell := make([]map[string]int, len(c.Nodes)) // "type/index" -> cell
-	cpuCell := make([]int, len(c.Nodes))
+// newRows makes each node's row and its device cells: GPUs, robots, and
+// a CPU cell where workers are placed per node.
+func newRows(c *model.Cluster, plan *model.Plan) []row {
 	anyNodeWorker := false
-	for i := range r.Plan.Components {
-		for _, p := range r.Plan.Components[i].Placements {
-			if p.HardwareType == "" {
-				anyNodeWorker = true
-			}
+	for i := range plan.Components {
+		for _, p := range plan.Components[i].Placements {
+			anyNodeWorker = anyNodeWorker || p.HardwareType == ""
 		}
 	}
+	rows := make([]row, len(c.Nodes))
 	for n := range c.Nodes {
-		nd := &c.Nodes[n]
-		rw := row{node: n, lines: nodeLabel(c, n)}
-		for g := 0; g < nd.AccelCount; g++ {
+		rw := row{node: n, nodes: 1, lines: nodeLabel(c, n)}
+		for g := 0; g < c.Nodes[n].AccelCount; g++ {
 			rw.cells = append(rw.cells, cell{kind: kindGPU, label: "GPU " + strconv.Itoa(g), block: 0})
 		}
-		robotCell[n] = map[string]int{}
 		types := sortedKeys(c.Robots(n))
 		for ti, t := range types {
 			for k := 0; k < c.Robots(n)[t]; k++ {
-				robotCell[n][t+"/"+strconv.Itoa(k)] = len(rw.cells)
 				rw.cells = append(rw.cells, cell{kind: kindRobot, label: t + " " + strconv.Itoa(k), block: 1 + ti})
 			}
 		}
-		cpuCell[n] = -1
 		if anyNodeWorker || len(rw.cells) == 0 {
-			cpuCell[n] = len(rw.cells)
 			rw.cells = append(rw.cells, cell{kind: kindCPU, label: "CPU", block: 1 + len(types)})
 		}
 		rows[n] = rw
 	}
+	return rows
+}
 
-	// Workers onto cells.
-	for ci := range r.Plan.Components {
-		cp := &r.Plan.Components[ci]
-		pic.comps = append(pic.comps, component{name: cp.Name, color: paletteColor(ci), summary: componentSummary(cp)})
-		for pi, p := range cp.Placements {
+// placeWorkers puts every worker on its row's cells.
+func (pic *picture) placeWorkers(in *Input, rows []row) {
+	for ci := range in.Plan.Components {
+		cp := &in.Plan.Components[ci]
+		comp := component{name: cp.Name, color: paletteColor(ci), summary: componentSummary(cp), workers: len(cp.Placements)}
+		onNode := map[int]bool{}
+		for pi := range cp.Placements {
+			p := &cp.Placements[pi]
 			n := p.ClusterNodeRank
 			if n < 0 || n >= len(rows) {
 				continue
 			}
+			onNode[n] = true
 			wi := len(pic.workers)
-			w := newWorker(c, cp, ci, pi)
+			pic.workers = append(pic.workers, newWorker(in, cp, ci, pi))
 			rw := &rows[n]
-			var cells []int
-			switch {
-			case p.HardwareType == "":
-				if cpuCell[n] < 0 { // cannot happen: anyNodeWorker is set
-					cpuCell[n] = len(rw.cells)
-					rw.cells = append(rw.cells, cell{kind: kindCPU, label: "CPU", block: 99})
-				}
-				cells = []int{cpuCell[n]}
-			case p.HardwareType == model.HardwareAccelerator:
-				for _, h := range p.LocalHardwareRanks {
-					cells = append(cells, gpuCell(rw, h))
-				}
-			default:
-				for _, h := range p.LocalHardwareRanks {
-					key := p.HardwareType + "/" + strconv.Itoa(h)
-					k, ok := robotCell[n][key]
-					if !ok {
-						k = len(rw.cells)
-						robotCell[n][key] = k
-						rw.cells = append(rw.cells, cell{kind: kindRobot, label: p.HardwareType + " " + strconv.Itoa(h), block: 50})
-					}
-					cells = append(cells, k)
-				}
-			}
-			pic.workers = append(pic.workers, w)
 			seen := map[int]bool{}
-			for _, k := range cells {
-				if seen[k] {
-					continue
+			for _, k := range rw.cellsOf(p) {
+				if !seen[k] {
+					seen[k] = true
+					addEntry(&rw.cells[k], ci, p.Rank, wi)
 				}
-				seen[k] = true
-				addEntry(&rw.cells[k], ci, p.Rank, wi)
 			}
 			if len(seen) > 1 {
-				sorted := append([]int(nil), cells...)
-				sort.Ints(sorted)
-				rw.spans = append(rw.spans, span{worker: wi, first: sorted[0], last: sorted[len(sorted)-1], cells: sorted})
+				rw.spans = append(rw.spans, span{worker: wi})
 			}
 		}
+		for n := range onNode {
+			comp.nodes = append(comp.nodes, n)
+		}
+		sort.Ints(comp.nodes)
+		pic.comps = append(pic.comps, comp)
 	}
-
-	// Geometry.
-	maxX := 0.0
-	y := float64(margin) + 44 // title and subtitle
-	pic.legendH = float64(len(pic.comps))*legendLine + 8
-	y += pic.legendH
-	id := 0
-	for ri := range rows {
-		rw := &rows[ri]
-		// Blocks in drawing order: GPUs, robots by type, CPU.
-		sort.SliceStable(rw.cells, func(a, b int) bool { return rw.cells[a].block < rw.cells[b].block })
-		remap(rw)
-		x := float64(margin + labelW)
-		for k := range rw.cells {
-			if k > 0 {
-				x += cellGap
-				if rw.cells[k].block != rw.cells[k-1].block {
-					x += blockGap
-				}
-			}
-			rw.cells[k].x = x
-			rw.cells[k].id = id
-			id++
-			x += cellW
-		}
-		maxX = max(maxX, x)
-		packLanes(rw)
-		lines := 1
-		for k := range rw.cells {
-			lines = max(lines, min(len(rw.cells[k].entries), maxEntries))
-		}
-		cellsH := headerH + float64(lines)*lineH + 6
-		rw.h = max(cellsH, float64(len(rw.lines))*14+4) + 2*rowPad
-		if rw.lanes > 0 {
-			rw.h += lanePad + float64(rw.lanes)*laneH
-		}
-		rw.y = y
-		y += rw.h + rowGap
-	}
-	pic.rows = rows
-	pic.width = max(maxX+margin, 640)
-	pic.height = y + margin
-	return pic, nil
 }
 
-// remap fixes the spans' cell indices after the row's cells are sorted.
-func remap(rw *row) {
-	// Cells carry their entries: rebuild the spans from them.
+// cellsOf are the cells a worker holds, added when the inventory does not
+// list them (drawn anyway).
+func (rw *row) cellsOf(p *model.Placement) []int {
+	find := func(kind cellKind, label string, block int) int {
+		for k := range rw.cells {
+			if rw.cells[k].kind == kind && rw.cells[k].label == label {
+				return k
+			}
+		}
+		rw.cells = append(rw.cells, cell{kind: kind, label: label, block: block})
+		return len(rw.cells) - 1
+	}
+	var cells []int
+	switch {
+	case p.HardwareType == "":
+		cells = append(cells, find(kindCPU, "CPU", 99))
+	case p.HardwareType == model.HardwareAccelerator:
+		for _, h := range p.LocalHardwareRanks {
+			cells = append(cells, find(kindGPU, "GPU "+strconv.Itoa(h), 0))
+		}
+	default:
+		for _, h := range p.LocalHardwareRanks {
+			cells = append(cells, find(kindRobot, p.HardwareType+" "+strconv.Itoa(h), 50))
+		}
+	}
+	return cells
+}
+
+// arrange orders the row's cells in blocks (GPUs, robots by type, CPU),
+// places them, gives each multi-device worker a lane and sets the row's
+// height; it returns the row's right edge.
+func (rw *row) arrange() float64 {
+	sort.SliceStable(rw.cells, func(a, b int) bool { return rw.cells[a].block < rw.cells[b].block })
+	rw.spanCells()
+	x := float64(margin + labelW)
+	for k := range rw.cells {
+		if k > 0 {
+			x += cellGap
+			if rw.cells[k].block != rw.cells[k-1].block {
+				x += blockGap
+			}
+		}
+		rw.cells[k].x = x
+		x += cellW
+	}
+	packLanes(rw)
+	rw.h = max(rw.cellsHeight(), float64(len(rw.lines))*14+4) + 2*rowPad
+	if rw.lanes > 0 {
+		rw.h += lanePad + float64(rw.lanes)*laneH
+	}
+	return x
+}
+
+// cellsHeight is the height of the row's cells: their header and as many
+// component lines as the fullest cell shows.
+func (rw *row) cellsHeight() float64 {
+	lines := 1
+	for k := range rw.cells {
+		lines = max(lines, min(len(rw.cells[k].entries), maxEntries))
+	}
+	return headerH + float64(lines)*lineH + 6
+}
+
+// spanCells finds the cells of each multi-device worker (after the cells
+// are sorted).
+func (rw *row) spanCells() {
 	pos := map[int][]int{} // worker -> cells
 	for k := range rw.cells {
 		for _, e := range rw.cells[k].entries {
@@ -339,17 +364,6 @@ func packLanes(rw *row) {
 	rw.lanes = len(laneEnd)
 }
 
-func gpuCell(rw *row, h int) int {
-	for k := range rw.cells {
-		if rw.cells[k].kind == kindGPU && rw.cells[k].label == "GPU "+strconv.Itoa(h) {
-			return k
-		}
-	}
-	// A device the inventory does not list: draw it anyway.
-	rw.cells = append(rw.cells, cell{kind: kindGPU, label: "GPU " + strconv.Itoa(h), block: 0})
-	return len(rw.cells) - 1
-}
-
 func addEntry(c *cell, comp, rank, w int) {
 	for i := range c.entries {
 		if c.entries[i].comp == comp {
@@ -361,14 +375,14 @@ func addEntry(c *cell, comp, rank, w int) {
 	c.entries = append(c.entries, entry{comp: comp, ranks: []int{rank}, workers: []int{w}})
 }
 
-func newWorker(c *strategies.Cluster, cp *model.ComponentPlan, ci, pi int) worker {
-	p := cp.Placements[pi]
-	nd := &c.Nodes[p.ClusterNodeRank]
-	env := c.Env(cp, pi)
+func newWorker(in *Input, cp *model.ComponentPlan, ci, pi int) worker {
+	p := &cp.Placements[pi]
+	nd := &in.Cluster.Nodes[p.ClusterNodeRank]
+	env := in.Workers.Env(cp, pi)
 	w := worker{comp: ci, Component: cp.Name, Rank: p.Rank, Node: p.ClusterNodeRank, Host: nd.Hostname, IP: nd.IP,
 		Group: p.NodeGroupLabel, Devices: devicesText(p), Accel: p.AcceleratorType,
 		Local:  fmt.Sprintf("%d/%d", p.LocalRank, p.LocalWorldSize),
-		Python: c.Interpreter(p.NodeGroupLabel, p.ClusterNodeRank), Env: env}
+		Python: in.Workers.Interpreter(p.NodeGroupLabel, p.ClusterNodeRank), Env: env}
 	w.VisKey = "CUDA_VISIBLE_DEVICES"
 	for _, k := range []string{"CUDA_VISIBLE_DEVICES", "HIP_VISIBLE_DEVICES", "ASCEND_RT_VISIBLE_DEVICES", "ONEAPI_DEVICE_SELECTOR", "MUSA_VISIBLE_DEVICES"} {
 		if v, ok := env[k]; ok {
@@ -380,23 +394,15 @@ func newWorker(c *strategies.Cluster, cp *model.ComponentPlan, ci, pi int) worke
 }
 
 // devicesText says what the worker holds: gpu:0,2 / franka:1 / node.
-func devicesText(p model.Placement) string {
+func devicesText(p *model.Placement) string {
 	if p.HardwareType == "" || len(p.LocalHardwareRanks) == 0 {
 		return "node (no device of its own)"
 	}
-	kind := "gpu"
-	if p.HardwareType != model.HardwareAccelerator {
-		kind = strings.ToLower(p.HardwareType)
-	}
-	parts := make([]string, len(p.LocalHardwareRanks))
-	for i, h := range p.LocalHardwareRanks {
-		parts[i] = strconv.Itoa(h)
-	}
-	return kind + ":" + strings.Join(parts, ",")
+	return devices(p)
 }
 
 // nodeLabel is the row's label: rank, host and address, groups, hardware.
-func nodeLabel(c *strategies.Cluster, n int) []string {
+func nodeLabel(c *model.Cluster, n int) []string {
 	nd := &c.Nodes[n]
 	lines := []string{"node " + strconv.Itoa(n)}
 	host := nd.Hostname
@@ -484,60 +490,4 @@ func sortedKeys(m map[string]int) []string {
 	}
 	sort.Strings(out)
 	return out
-}
-
-// palette is Tableau 10: distinct, and readable under dark text when tinted.
-var palette = []string{"#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7", "#9c755f", "#bab0ac"}
-
-// paletteColor is component i's colour; past ten, hues spaced by the
-// golden angle.
-func paletteColor(i int) string {
-	if i < len(palette) {
-		return palette[i]
-	}
-	h := float64(i-len(palette))*137.508 + 20
-	return hsl(h-360*float64(int(h/360)), 0.55, 0.55)
-}
-
-func hsl(h, s, l float64) string {
-	c := (1 - abs(2*l-1)) * s
-	hp := h / 60
-	x := c * (1 - abs(hp-2*float64(int(hp/2))-1))
-	var r, g, b float64
-	switch int(hp) {
-	case 0:
-		r, g = c, x
-	case 1:
-		r, g = x, c
-	case 2:
-		g, b = c, x
-	case 3:
-		g, b = x, c
-	case 4:
-		r, b = x, c
-	default:
-		r, b = c, x
-	}
-	m := l - c/2
-	return fmt.Sprintf("#%02x%02x%02x", int((r+m)*255+0.5), int((g+m)*255+0.5), int((b+m)*255+0.5))
-}
-
-func abs(x float64) float64 {
-	if x < 0 {
-		return -x
-	}
-	return x
-}
-
-// tint mixes a #rrggbb colour with white: f=0 is the colour, 1 is white.
-func tint(color string, f float64) string {
-	if len(color) != 7 {
-		return color
-	}
-	v, err := strconv.ParseUint(color[1:], 16, 32)
-	if err != nil {
-		return color
-	}
-	mix := func(c uint64) int { return int(float64(c) + (255-float64(c))*f + 0.5) }
-	return fmt.Sprintf("#%02x%02x%02x", mix(v>>16&0xff), mix(v>>8&0xff), mix(v&0xff))
 }

@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"flag"
+	"fmt"
 	"image"
 	"image/png"
 	"io"
@@ -14,6 +16,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -34,7 +37,7 @@ var (
 // kinds, robots shared by env workers, CPU workers on every node).
 var examples = []string{"single-node", "collocated-tp", "heterogeneous"}
 
-func plan(t *testing.T, example string) *strategies.Result {
+func plan(t *testing.T, example string) *render.Input {
 	t.Helper()
 	dir := filepath.Join("..", "examples", example)
 	inv, bad := pipeline.LoadInventory(filepath.Join(dir, "inventory.yaml"), grammar.DefaultLimits)
@@ -45,7 +48,12 @@ func plan(t *testing.T, example string) *strategies.Result {
 	if o.Result == nil || o.Result.Plan == nil || o.Diagnostics.HasErrors() {
 		t.Fatalf("%s does not plan: %v", example, o.Diagnostics)
 	}
-	return o.Result
+	return o.RenderInput()
+}
+
+// resultInput is what the outputs read of a plan made by strategies.
+func resultInput(r *strategies.Result) *render.Input {
+	return &render.Input{Plan: r.Plan, Nodes: r.Cluster.Nodes, Cluster: r.Cluster.Cluster, Workers: r.Cluster}
 }
 
 func title(example string) render.Options {
@@ -160,12 +168,56 @@ func TestContent(t *testing.T) {
 	}
 }
 
+// TestCollapsed: at 16 nodes the scaling layout's identical consecutive
+// nodes are one row each in the SVG (4 rows: actor and reward, rollout,
+// inference, env), saying which nodes and the first and last node's ranks;
+// the HTML page holds each node's own row too, hidden until expanded.
+// Up to 8 nodes every node has its row.
+func TestCollapsed(t *testing.T) {
+	in := scaleInput(t, 128)
+	var svg, page bytes.Buffer
+	if err := render.SVG(&svg, in, render.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	s := svg.String()
+	if n := strings.Count(s, `<g class="row"`); n != 4 || strings.Count(s, "data-nodes=") != 4 {
+		t.Errorf("the SVG has %d rows, want 4 rows of several nodes", n)
+	}
+	for _, want := range []string{">nodes 0-7<", ">8 nodes, same layout<", ">nodes 8-11<", ">4 nodes, same layout<", ">nodes 14-15<",
+		">actor 0…56<", ">reward 7…63<", ">rollout 0…12<", ">env 0-1…16-17<", "rollout 0…<", ">shared ×2<", ">10 worker(s)<",
+		"Overview · 16 node(s)", "4 rows below", "nodes 8-11 · 4 of 16 node(s) · 16 worker(s)", `class="ov-seg" data-node="12"`} {
+		if !strings.Contains(s, want) {
+			t.Errorf("the SVG lacks %q", want)
+		}
+	}
+	wellFormed(t, svg.Bytes())
+	if err := render.HTML(&page, in, render.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	h := page.String()
+	if n := strings.Count(h, `<div class="members" hidden>`); n != 4 {
+		t.Errorf("the page has %d hidden runs of node rows, want 4", n)
+	}
+	if n := strings.Count(h, `<g class="row" data-node=`) - strings.Count(h, "data-nodes="); n != 16 {
+		t.Errorf("the page has %d rows of one node, want 16", n)
+	}
+
+	in = scaleInput(t, 64)
+	svg.Reset()
+	if err := render.SVG(&svg, in, render.Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(svg.String(), `<g class="row"`); n != 8 || strings.Contains(svg.String(), "data-nodes=") {
+		t.Errorf("8 nodes: %d rows, want one per node", n)
+	}
+}
+
 func TestNoPlan(t *testing.T) {
 	var b bytes.Buffer
 	if err := render.SVG(&b, nil, render.Options{}); err == nil {
 		t.Error("SVG of a nil result: want an error")
 	}
-	if err := render.HTML(&b, &strategies.Result{}, render.Options{}); err == nil {
+	if err := render.HTML(&b, &render.Input{}, render.Options{}); err == nil {
 		t.Error("HTML of a result without a plan: want an error")
 	}
 }
@@ -180,8 +232,8 @@ func TestEscaping(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, f := range []func(*bytes.Buffer) error{
-		func(b *bytes.Buffer) error { return render.SVG(b, r, render.Options{Title: "a<b>"}) },
-		func(b *bytes.Buffer) error { return render.HTML(b, r, render.Options{Title: "a<b>"}) },
+		func(b *bytes.Buffer) error { return render.SVG(b, resultInput(r), render.Options{Title: "a<b>"}) },
+		func(b *bytes.Buffer) error { return render.HTML(b, resultInput(r), render.Options{Title: "a<b>"}) },
 	} {
 		var b bytes.Buffer
 		if err := f(&b); err != nil {
@@ -209,7 +261,7 @@ func TestManyComponents(t *testing.T) {
 		t.Fatal(err)
 	}
 	var b bytes.Buffer
-	if err := render.SVG(&b, r, render.Options{}); err != nil {
+	if err := render.SVG(&b, resultInput(r), render.Options{}); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), ">shared ×14<") || !strings.Contains(b.String(), "+7 more") {
@@ -239,27 +291,38 @@ func chromium() string {
 	return ""
 }
 
+// runChromium runs headless Chromium with args. A browser that dies of a
+// signal (headless Chromium now and then crashes on a busy machine) gets
+// one more try; any other failure fails the test.
 func runChromium(t *testing.T, bin string, args ...string) []byte {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
-	defer cancel()
-	base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-		"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
-		"--no-first-run", "--no-default-browser-check", "--hide-scrollbars", "--user-data-dir=" + t.TempDir()}
-	cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
+	for try := 0; ; try++ {
+		ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+		base := []string{"--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+			"--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-extensions",
+			"--no-first-run", "--no-default-browser-check", "--hide-scrollbars", "--user-data-dir=" + t.TempDir()}
+		cmd := exec.CommandContext(ctx, bin, append(base, args...)...)
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		err := cmd.Run()
+		cancel()
+		if err == nil {
+			return stdout.Bytes()
+		}
+		var ee *exec.ExitError
+		if try == 0 && ctx.Err() == nil && errors.As(err, &ee) && ee.ProcessState.Sys().(syscall.WaitStatus).Signaled() {
+			t.Logf("%s crashed (%v); trying again", bin, err)
+			continue
+		}
 		t.Fatalf("%s %v: %v\n%s", bin, args, err, stderr.String())
 	}
-	return stdout.Bytes()
 }
 
-// TestBrowser opens the heterogeneous example's HTML in headless Chromium:
-// the script runs and its hover panel shows a worker's details, and a
-// screenshot of the page is a real picture (not blank, several colours).
-// Skipped when no Chromium is installed (Debian: apt-get install chromium).
-func TestBrowser(t *testing.T) {
+// requireChromium returns a headless-capable Chromium, or skips the test
+// when there is none (Debian: apt-get install chromium) unless
+// RLSOLVE_REQUIRE_CHROMIUM is set.
+func requireChromium(t *testing.T) string {
+	t.Helper()
 	bin := chromium()
 	if bin == "" && os.Getenv("RLSOLVE_REQUIRE_CHROMIUM") != "" {
 		t.Fatal("RLSOLVE_REQUIRE_CHROMIUM is set but no Chromium was found")
@@ -270,23 +333,71 @@ func TestBrowser(t *testing.T) {
 	if testing.Short() {
 		t.Skip("browser test skipped with -short")
 	}
+	return bin
+}
+
+// writePage writes an HTML page to a temporary file and returns its URL.
+func writePage(t *testing.T, name string, page []byte) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(file, page, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	return "file://" + filepath.ToSlash(file)
+}
+
+// pageSize is the window that shows the whole page: as wide as its
+// pictures, as high as all of them with the search bar.
+func pageSize(t *testing.T, page string) string {
+	t.Helper()
+	w, h := 0, 120
+	for _, m := range regexp.MustCompile(`<svg [^>]*width="([\d.]+)" height="([\d.]+)"`).FindAllStringSubmatch(page, -1) {
+		sw, _ := strconv.ParseFloat(m[1], 64)
+		sh, _ := strconv.ParseFloat(m[2], 64)
+		w, h = max(w, int(sw)), h+int(sh)
+	}
+	if w == 0 {
+		t.Fatal("no SVG size in the page")
+	}
+	return "--window-size=" + strconv.Itoa(w+16) + "," + strconv.Itoa(h+60)
+}
+
+// screenshot takes a picture of url in a window of size, checks that it
+// is a real picture, and keeps it under ../testdata/screenshots with
+// -screenshots.
+func screenshot(t *testing.T, bin, url, size, name string) {
+	t.Helper()
+	png := filepath.Join(t.TempDir(), name)
+	runChromium(t, bin, size, "--virtual-time-budget=5000", "--screenshot="+png, url)
+	checkPicture(t, png)
+	if !*screenshots {
+		return
+	}
+	data, err := os.ReadFile(png)
+	if err != nil {
+		t.Fatal(err)
+	}
+	keep := filepath.Join("..", "testdata", "screenshots", name)
+	if err := os.MkdirAll(filepath.Dir(keep), 0o777); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keep, data, 0o666); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBrowser opens the heterogeneous example's HTML in headless Chromium:
+// the script runs and its hover panel shows a worker's details, and a
+// screenshot of the page is a real picture (not blank, several colours).
+// Skipped when no Chromium is installed (Debian: apt-get install chromium).
+func TestBrowser(t *testing.T) {
+	bin := requireChromium(t)
 	var page bytes.Buffer
 	if err := render.HTML(&page, plan(t, "heterogeneous"), title("heterogeneous")); err != nil {
 		t.Fatal(err)
 	}
-	dir := t.TempDir()
-	file := filepath.Join(dir, "heterogeneous.html")
-	if err := os.WriteFile(file, page.Bytes(), 0o666); err != nil {
-		t.Fatal(err)
-	}
-	url := "file://" + filepath.ToSlash(file)
-	m := regexp.MustCompile(`<svg [^>]*width="(\d+)" height="(\d+)"`).FindStringSubmatch(page.String())
-	if m == nil {
-		t.Fatal("no SVG size in the page")
-	}
-	w, _ := strconv.Atoi(m[1])
-	h, _ := strconv.Atoi(m[2])
-	size := "--window-size=" + strconv.Itoa(w+16) + "," + strconv.Itoa(h+60)
+	url := writePage(t, "heterogeneous.html", page.Bytes())
+	size := pageSize(t, page.String())
 
 	// The script ran, and the pinned details name a rank and the worker's
 	// CUDA_VISIBLE_DEVICES.
@@ -303,24 +414,92 @@ func TestBrowser(t *testing.T) {
 			t.Errorf("hover panel lacks %q", want)
 		}
 	}
+	screenshot(t, bin, url, size, "heterogeneous.png")
+	screenshot(t, bin, url+"#selftest", size, "heterogeneous-hover.png")
+}
 
-	for _, shot := range []struct{ name, url string }{{"heterogeneous.png", url}, {"heterogeneous-hover.png", url + "#selftest"}} {
-		png := filepath.Join(dir, shot.name)
-		runChromium(t, bin, size, "--virtual-time-budget=3000", "--screenshot="+png, shot.url)
-		checkPicture(t, png)
-		if *screenshots {
-			data, err := os.ReadFile(png)
-			if err != nil {
+// TestBrowserScale opens the scaling layout's picture at 2, 16, 128 and
+// 1,024 nodes in headless Chromium. The page's self-test (#selftest=rollout
+// 1) clicks the label of the first row of several nodes twice, then
+// searches "rollout 1" and clicks the result; the test reads the DOM it
+// leaves: the overview has a line per component with its node ranges; the
+// row expanded into its nodes and folded again; the search found the one
+// worker, expanded the row of its node and pinned its details. A
+// screenshot of each size's first screen (and of the search's result at
+// 128 nodes) is a real picture.
+func TestBrowserScale(t *testing.T) {
+	bin := requireChromium(t)
+	for _, nodes := range []int{2, 16, 128, 1024} {
+		t.Run(fmt.Sprintf("nodes=%d", nodes), func(t *testing.T) {
+			var page bytes.Buffer
+			if err := render.HTML(&page, scaleInput(t, nodes*8), render.Options{Title: fmt.Sprintf("scaling layout, %d nodes", nodes)}); err != nil {
 				t.Fatal(err)
 			}
-			keep := filepath.Join("..", "testdata", "screenshots", shot.name)
-			if err := os.MkdirAll(filepath.Dir(keep), 0o777); err != nil {
-				t.Fatal(err)
+			url := writePage(t, "scale.html", page.Bytes())
+			dom := string(runChromium(t, bin, "--virtual-time-budget=5000", "--dump-dom", url+"#selftest=rollout%201"))
+			if !strings.Contains(dom, `data-ready="1"`) {
+				t.Fatalf("the page's script did not finish; DOM:\n%.2000s", dom)
 			}
-			if err := os.WriteFile(keep, data, 0o666); err != nil {
-				t.Fatal(err)
+			checkScaleDOM(t, dom, nodes)
+			screenshot(t, bin, url, "--window-size=1400,900", fmt.Sprintf("scale-%dnodes.png", nodes))
+			if nodes == 128 { // the search's result: its node's row expanded, the details pinned
+				screenshot(t, bin, url+"#selftest=rollout%201", "--window-size=1400,900", "scale-128nodes-search.png")
 			}
+		})
+	}
+}
+
+// checkScaleDOM checks the state the self-test leaves on the scaling
+// layout of n nodes: rollout rank 1 is on node n/2 (GPUs 2 and 3).
+func checkScaleDOM(t *testing.T, dom string, n int) {
+	t.Helper()
+	attr := func(name string) string {
+		m := regexp.MustCompile(`<body[^>]* ` + name + `="([^"]*)"`).FindStringSubmatch(dom)
+		if m == nil {
+			return "(none)"
 		}
+		return m[1]
+	}
+	if got := attr("data-overview"); got != "6" || strings.Count(dom, `class="ov-line"`) != 6 {
+		t.Errorf("overview: %s lines, want one per component (6)", got)
+	}
+	actorNodes := fmt.Sprintf("nodes 0-%d", n/2-1)
+	if n == 2 {
+		actorNodes = "node 0"
+	}
+	for _, want := range []string{fmt.Sprintf("%s · %d of %d node(s) · %d worker(s)", actorNodes, n/2, n, 4*n), fmt.Sprintf("nodes 0-%d · %d of %d node(s) · %d worker(s)", n-1, n, n, 10*n)} {
+		if !strings.Contains(dom, want) {
+			t.Errorf("overview lacks %q", want)
+		}
+	}
+	if n > 8 {
+		// nodes 0..n/2-1 hold the same layout (actor, reward, agent).
+		if got := attr("data-expanded"); got != strconv.Itoa(n/2) {
+			t.Errorf("expanding the first row showed %s node rows, want %d", got, n/2)
+		}
+		if got := attr("data-folded"); got != "0" {
+			t.Errorf("folding it again left %s node rows", got)
+		}
+		if !strings.Contains(dom, fmt.Sprintf(`<div class="run open" data-first="%d"`, n/2)) {
+			t.Errorf("the row of node %d was not expanded by the search", n/2)
+		}
+	} else if strings.Contains(dom, "data-nodes=") {
+		t.Errorf("a plan of %d nodes has a row of several nodes", n)
+	}
+	if got := attr("data-found"); got != "1 worker(s)" {
+		t.Errorf("search found %q, want 1 worker(s)", got)
+	}
+	where := fmt.Sprintf("rollout rank 1 · node %d (gpu-%d) · group cluster · gpu:2,3", n/2, n/2)
+	results := dom[strings.Index(dom, `id="results"`):]
+	if !strings.Contains(results[:strings.Index(results, "</ol>")], where) {
+		t.Errorf("the results lack %q", where)
+	}
+	tip := dom[strings.Index(dom, `id="tip"`):]
+	if strings.HasPrefix(tip, `id="tip" role="tooltip" hidden`) || !strings.Contains(tip, "CUDA_VISIBLE_DEVICES=2,3") || !strings.Contains(tip, where[len("rollout rank 1 · "):]) {
+		t.Errorf("the details of rollout rank 1 are not pinned: %.300s", tip)
+	}
+	if !regexp.MustCompile(`<g class="cell hit on" data-cell="\d+"`).MatchString(dom) {
+		t.Error("the worker's cell is not marked")
 	}
 }
 

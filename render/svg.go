@@ -6,19 +6,17 @@ import (
 	"io"
 	"strconv"
 	"strings"
-
-	"github.com/rlsolve/rlsolve/strategies"
 )
 
 // SVG writes the plan as a standalone SVG picture. Every cell carries a
 // <title>, which viewers show as a tooltip.
-func SVG(w io.Writer, r *strategies.Result, opt Options) error {
-	pic, err := build(r, opt)
+func SVG(w io.Writer, in *Input, opt Options) error {
+	pic, err := build(in, opt)
 	if err != nil {
 		return err
 	}
 	var b bytes.Buffer
-	pic.svg(&b, true)
+	pic.svg(&b)
 	_, err = w.Write(b.Bytes())
 	return err
 }
@@ -33,14 +31,47 @@ const (
 	// characters that fit in a label line and in a cell line
 	labelChars = 31
 	cellChars  = 15
+	// stackH is the room under a collapsed row for the cards behind it.
+	stackH = 6
+	// ovTextChars is what fits of a component's node ranges.
+	ovTextChars = 53
 )
 
-// svg draws the picture; titles adds a <title> tooltip to each cell (the
-// HTML page shows its own hover panel instead).
-func (pic *picture) svg(b *bytes.Buffer, titles bool) {
-	W, H := num(pic.width), num(pic.height)
+// svg draws the whole picture: the header, then every run's row.
+func (pic *picture) svg(b *bytes.Buffer) {
+	y := pic.top
+	for ri := range pic.runs {
+		y += pic.runs[ri].row.drawnHeight() + rowGap
+	}
+	pic.svgOpen(b, pic.width, y+margin)
+	pic.header(b)
+	y = pic.top
+	for ri := range pic.runs {
+		rw := &pic.runs[ri].row
+		fmt.Fprintf(b, `<g transform="translate(0,%s)">`+"\n", num(y))
+		pic.row(b, rw, ri, true)
+		b.WriteString("</g>\n")
+		y += rw.drawnHeight() + rowGap
+	}
+	b.WriteString("</svg>\n")
+}
+
+// drawnHeight is the row's height with the cards behind a collapsed row.
+func (rw *row) drawnHeight() float64 {
+	if rw.nodes > 1 {
+		return rw.h + stackH
+	}
+	return rw.h
+}
+
+func (pic *picture) svgOpen(b *bytes.Buffer, w, h float64) {
+	W, H := num(w), num(h)
 	fmt.Fprintf(b, `<svg xmlns="http://www.w3.org/2000/svg" width="%s" height="%s" viewBox="0 0 %s %s" font-family="DejaVu Sans Mono, Menlo, Consolas, monospace" font-size="11" fill="%s">`+"\n", W, H, W, H, textColor)
-	fmt.Fprintf(b, `<rect width="%s" height="%s" fill="#ffffff"/>`+"\n", W, H)
+}
+
+// header draws the title, the legend and the overview band.
+func (pic *picture) header(b *bytes.Buffer) {
+	fmt.Fprintf(b, `<rect width="%s" height="%s" fill="#ffffff"/>`+"\n", num(pic.width), "100%")
 	fmt.Fprintf(b, `<text x="%d" y="%d" font-size="15" font-weight="bold">%s</text>`+"\n", margin, margin+14, esc(fit(pic.title, int((pic.width-2*margin)/9))))
 	fmt.Fprintf(b, `<text x="%d" y="%d" fill="%s">%s</text>`+"\n", margin, margin+32, mutedColor, esc(pic.subtitle))
 
@@ -53,22 +84,59 @@ func (pic *picture) svg(b *bytes.Buffer, titles bool) {
 		fmt.Fprintf(b, `<text x="%d" y="%s"><tspan font-weight="bold">%s</tspan><tspan fill="%s"> %s</tspan></text></g>`+"\n",
 			margin+34, num(ly+10), esc(c.name), mutedColor, esc(c.summary))
 	}
-
-	for ri := range pic.rows {
-		pic.row(b, &pic.rows[ri], ri, titles)
-	}
-	b.WriteString("</svg>\n")
+	pic.overview(b, y+float64(len(pic.comps))*legendLine+8)
 }
 
+// overview draws the band: per component, a strip of the cluster's nodes
+// with the component's filled in, and its node ranges and counts.
+func (pic *picture) overview(b *bytes.Buffer, y float64) {
+	h := pic.overviewHeight() - 6
+	fmt.Fprintf(b, `<g class="overview"><rect x="%d" y="%s" width="%s" height="%s" rx="5" fill="#f6f8fa" stroke="#d0d7de"/>`+"\n",
+		margin, num(y), num(pic.width-2*margin), num(h))
+	fmt.Fprintf(b, `<text x="%d" y="%s"><tspan font-weight="bold">Overview · %d node(s)</tspan>`, margin+8, num(y+15), pic.nodes)
+	if len(pic.runs) < len(pic.rows) {
+		fmt.Fprintf(b, `<tspan fill="%s"> · %d rows below: identical consecutive nodes are one row</tspan>`, mutedColor, len(pic.runs))
+	}
+	b.WriteString("</text>\n")
+	x0 := float64(margin + ovNameW)
+	scale := ovStripW / float64(max(pic.nodes, 1))
+	for i := range pic.comps {
+		c := &pic.comps[i]
+		ly := y + ovHeadH + float64(i)*legendLine
+		fmt.Fprintf(b, `<g class="ov-line" data-comp="%d"><text x="%d" y="%s" font-weight="bold">%s</text>`, i, margin+8, num(ly+10), esc(fit(c.name, 17)))
+		fmt.Fprintf(b, `<rect x="%s" y="%s" width="%d" height="12" fill="#ffffff" stroke="#d0d7de"/>`, num(x0), num(ly), ovStripW)
+		for _, s := range segments(c.nodes) {
+			fmt.Fprintf(b, `<rect class="ov-seg" data-node="%d" x="%s" y="%s" width="%s" height="12" fill="%s"/>`,
+				s[0], num(x0+float64(s[0])*scale), num(ly), num(max(float64(s[1]-s[0]+1)*scale, 1)), c.color)
+		}
+		fmt.Fprintf(b, `<text x="%s" y="%s" fill="%s">%s</text></g>`+"\n", num(x0+ovStripW+10), num(ly+10), mutedColor, esc(fit(pic.nodeRanges(c), ovTextChars)))
+	}
+	b.WriteString("</g>\n")
+}
+
+// row draws a row at the origin; titles adds a <title> tooltip to each
+// cell (the HTML page shows its own hover panel instead).
 func (pic *picture) row(b *bytes.Buffer, rw *row, ri int, titles bool) {
 	bg := "#f6f8fa"
 	if ri%2 == 1 {
 		bg = "#eef1f5"
 	}
-	fmt.Fprintf(b, `<g class="row" data-node="%d">`+"\n", rw.node)
-	fmt.Fprintf(b, `<rect x="%d" y="%s" width="%s" height="%s" rx="5" fill="%s"/>`+"\n", margin, num(rw.y), num(pic.width-2*margin), num(rw.h), bg)
+	w := num(pic.width - 2*margin)
+	if rw.nodes > 1 {
+		fmt.Fprintf(b, `<g class="row" data-node="%d" data-nodes="%d">`+"\n", rw.node, rw.nodes)
+		for _, d := range []int{stackH, stackH / 2} { // cards peeking out below: several nodes
+			fmt.Fprintf(b, `<rect x="%d" y="%d" width="%s" height="%s" rx="5" fill="%s" stroke="#afb8c1"/>`+"\n", margin, d, w, num(rw.h), bg)
+		}
+	} else {
+		fmt.Fprintf(b, `<g class="row" data-node="%d">`+"\n", rw.node)
+	}
+	fmt.Fprintf(b, `<rect x="%d" y="0" width="%s" height="%s" rx="5" fill="%s"/>`+"\n", margin, w, num(rw.h), bg)
+	b.WriteString(`<g class="label">`)
+	if rw.nodes > 1 { // the HTML page expands the run from here
+		fmt.Fprintf(b, `<rect x="%d" y="0" width="%d" height="%s" fill="#ffffff" fill-opacity="0"/>`, margin, labelW-8, num(rw.h))
+	}
 	for i, line := range rw.lines {
-		ly := rw.y + rowPad + 13 + float64(i)*14
+		ly := rowPad + 13 + float64(i)*14
 		switch i {
 		case 0:
 			fmt.Fprintf(b, `<text x="%d" y="%s" font-size="13" font-weight="bold">%s</text>`+"\n", margin+8, num(ly), esc(fit(line, 24)))
@@ -76,63 +144,71 @@ func (pic *picture) row(b *bytes.Buffer, rw *row, ri int, titles bool) {
 			fmt.Fprintf(b, `<text x="%d" y="%s" font-size="10.5" fill="%s">%s</text>`+"\n", margin+8, num(ly), mutedColor, esc(fit(line, labelChars)))
 		}
 	}
-	lines := 1
+	b.WriteString("</g>\n")
+	cy, ch := float64(rowPad), rw.cellsHeight()
 	for k := range rw.cells {
-		lines = max(lines, min(len(rw.cells[k].entries), maxEntries))
+		pic.cell(b, rw, &rw.cells[k], cy, ch, titles)
 	}
-	cy := rw.y + rowPad
-	ch := headerH + float64(lines)*lineH + 6
-	maxChars := cellChars
-	for k := range rw.cells {
-		c := &rw.cells[k]
-		n := c.workerCount()
-		shared := n > 1 && c.kind != kindCPU
-		fill, stroke, sw := "#ffffff", "#8c959f", "1"
-		if len(c.entries) == 0 {
-			fill = "#f3f4f6"
-		}
-		if shared {
-			stroke, sw = "#24292f", "2"
-		}
-		fmt.Fprintf(b, `<g class="cell" data-cell="%d">`, c.id)
-		if titles {
-			fmt.Fprintf(b, `<title>%s</title>`, esc(pic.cellTitle(rw, c)))
-		}
-		fmt.Fprintf(b, `<rect class="frame" x="%s" y="%s" width="%d" height="%s" rx="3" fill="%s" stroke="%s" stroke-width="%s"/>`,
-			num(c.x), num(cy), cellW, num(ch), fill, stroke, sw)
-		fmt.Fprintf(b, `<text x="%s" y="%s" font-weight="bold">%s</text>`, num(c.x+5), num(cy+12), esc(fit(c.label, 10)))
-		switch {
-		case shared:
-			fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="end" font-size="9.5" font-weight="bold">shared ×%d</text>`, num(c.x+cellW-5), num(cy+12), n)
-		case c.kind == kindCPU && n > 0:
-			fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="end" font-size="9.5" fill="%s">%d worker(s)</text>`, num(c.x+cellW-5), num(cy+12), mutedColor, n)
-		}
-		if len(c.entries) == 0 {
-			fmt.Fprintf(b, `<text x="%s" y="%s" fill="%s" font-style="italic">free</text>`, num(c.x+7), num(cy+headerH+lineH-4), mutedColor)
-		}
-		for i, e := range c.entries {
-			ey := cy + headerH + float64(i)*lineH
-			if i == maxEntries-1 && len(c.entries) > maxEntries {
-				fmt.Fprintf(b, `<text x="%s" y="%s" fill="%s">+%d more</text>`, num(c.x+7), num(ey+lineH-4), mutedColor, len(c.entries)-i)
-				break
-			}
-			col := pic.comps[e.comp].color
-			shade := evenShade
-			if len(e.ranks) > 0 && e.ranks[0]%2 == 1 {
-				shade = oddShade
-			}
-			fmt.Fprintf(b, `<rect x="%s" y="%s" width="%d" height="%d" rx="2" fill="%s"/><rect x="%s" y="%s" width="3" height="%d" fill="%s"/>`,
-				num(c.x+3), num(ey), cellW-6, lineH-2, tint(col, shade), num(c.x+3), num(ey), lineH-2, col)
-			fmt.Fprintf(b, `<text x="%s" y="%s">%s</text>`, num(c.x+9), num(ey+lineH-5), esc(fit(pic.comps[e.comp].name+" "+rankText(e.ranks), maxChars)))
-		}
-		b.WriteString("</g>\n")
+	pic.spans(b, rw, cy+ch+lanePad, titles)
+	b.WriteString("</g>\n")
+}
+
+// cell draws one device cell at height cy.
+func (pic *picture) cell(b *bytes.Buffer, rw *row, c *cell, cy, ch float64, titles bool) {
+	perNode := c.workerCount() / rw.nodes
+	shared := perNode > 1 && c.kind != kindCPU
+	fill, stroke, sw := "#ffffff", "#8c959f", "1"
+	if len(c.entries) == 0 {
+		fill = "#f3f4f6"
 	}
-	// Workers holding several devices: a line joining their devices.
-	ly0 := cy + ch + lanePad
+	if shared {
+		stroke, sw = "#24292f", "2"
+	}
+	fmt.Fprintf(b, `<g class="cell" data-cell="%d">`, c.id)
+	if titles {
+		fmt.Fprintf(b, `<title>%s</title>`, esc(pic.cellTitle(rw, c)))
+	}
+	fmt.Fprintf(b, `<rect class="frame" x="%s" y="%s" width="%d" height="%s" rx="3" fill="%s" stroke="%s" stroke-width="%s"/>`,
+		num(c.x), num(cy), cellW, num(ch), fill, stroke, sw)
+	fmt.Fprintf(b, `<text x="%s" y="%s" font-weight="bold">%s</text>`, num(c.x+5), num(cy+12), esc(fit(c.label, 10)))
+	switch {
+	case shared:
+		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="end" font-size="9.5" font-weight="bold">shared ×%d</text>`, num(c.x+cellW-5), num(cy+12), perNode)
+	case c.kind == kindCPU && perNode > 0:
+		fmt.Fprintf(b, `<text x="%s" y="%s" text-anchor="end" font-size="9.5" fill="%s">%d worker(s)</text>`, num(c.x+cellW-5), num(cy+12), mutedColor, perNode)
+	}
+	if len(c.entries) == 0 {
+		fmt.Fprintf(b, `<text x="%s" y="%s" fill="%s" font-style="italic">free</text>`, num(c.x+7), num(cy+headerH+lineH-4), mutedColor)
+	}
+	for i, e := range c.entries {
+		ey := cy + headerH + float64(i)*lineH
+		if i == maxEntries-1 && len(c.entries) > maxEntries {
+			fmt.Fprintf(b, `<text x="%s" y="%s" fill="%s">+%d more</text>`, num(c.x+7), num(ey+lineH-4), mutedColor, len(c.entries)-i)
+			break
+		}
+		col := pic.comps[e.comp].color
+		shade := evenShade
+		if len(e.ranks) > 0 && e.ranks[0]%2 == 1 {
+			shade = oddShade
+		}
+		text := e.text
+		if text == "" {
+			text = pic.comps[e.comp].name + " " + rankText(e.ranks)
+		}
+		fmt.Fprintf(b, `<rect x="%s" y="%s" width="%d" height="%d" rx="2" fill="%s"/><rect x="%s" y="%s" width="3" height="%d" fill="%s"/>`,
+			num(c.x+3), num(ey), cellW-6, lineH-2, tint(col, shade), num(c.x+3), num(ey), lineH-2, col)
+		fmt.Fprintf(b, `<text x="%s" y="%s">%s</text>`, num(c.x+9), num(ey+lineH-5), esc(fit(text, cellChars)))
+	}
+	b.WriteString("</g>\n")
+}
+
+// spans draws the workers holding several devices: a line joining their
+// devices, in lanes from height y.
+func (pic *picture) spans(b *bytes.Buffer, rw *row, y float64, titles bool) {
 	for _, s := range rw.spans {
 		w := &pic.workers[s.worker]
 		col := pic.comps[w.comp].color
-		ly := ly0 + float64(s.lane)*laneH + laneH - 4
+		ly := y + float64(s.lane)*laneH + laneH - 4
 		x0 := rw.cells[s.first].x + cellW/2
 		x1 := rw.cells[s.last].x + cellW/2
 		fmt.Fprintf(b, `<g class="span" data-worker="%d">`, s.worker)
@@ -143,13 +219,16 @@ func (pic *picture) row(b *bytes.Buffer, rw *row, ri int, titles bool) {
 		for _, k := range s.cells {
 			fmt.Fprintf(b, `<circle cx="%s" cy="%s" r="4" fill="%s" stroke="#ffffff" stroke-width="1"/>`, num(rw.cells[k].x+cellW/2), num(ly), col)
 		}
-		fmt.Fprintf(b, `<text x="%s" y="%s" font-size="9.5">%s</text>`, num(x0+7), num(ly-4), esc(fit(w.Component+" "+strconv.Itoa(w.Rank), 18)))
+		label := s.text
+		if label == "" {
+			label = w.Component + " " + strconv.Itoa(w.Rank)
+		}
+		fmt.Fprintf(b, `<text x="%s" y="%s" font-size="9.5">%s</text>`, num(x0+7), num(ly-4), esc(fit(label, 18)))
 		b.WriteString("</g>\n")
 	}
 	if rw.hidden > 0 {
-		fmt.Fprintf(b, `<text x="%d" y="%s" font-size="9.5" fill="%s">+%d multi-device worker(s) not drawn</text>`+"\n", margin+8, num(ly0+float64(rw.lanes)*laneH+10), mutedColor, rw.hidden)
+		fmt.Fprintf(b, `<text x="%d" y="%s" font-size="9.5" fill="%s">+%d multi-device worker(s) not drawn</text>`+"\n", margin+8, num(y+float64(rw.lanes)*laneH+10), mutedColor, rw.hidden)
 	}
-	b.WriteString("</g>\n")
 }
 
 // cellTitle is a cell's tooltip text: where it is and who runs on it.

@@ -14,6 +14,7 @@ import (
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/render"
 	"github.com/rlsolve/rlsolve/topology"
 )
 
@@ -131,7 +132,10 @@ func TestNVMLMockDGXA100(t *testing.T) {
 	if o.Result == nil || o.Result.Plan == nil {
 		t.Fatal("no plan")
 	}
-	doc := o.Result.NewDocument(o.Inventory, nil)
+	doc, err := render.NewDocument(o.RenderInput())
+	if err != nil {
+		t.Fatal(err)
+	}
 	p := doc.Components["rollout"].Placements[0]
 	if len(p.GPUUUIDs) != 8 || p.Hostname != "dgx-a100-01" || p.IP != "10.1.0.1" || p.Env["MASTER_ADDR"] != "10.1.0.1" {
 		t.Errorf("rollout worker 0: %+v", p)

@@ -10,6 +10,7 @@ import (
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/internal/slurmtest"
 	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/render"
 	"github.com/rlsolve/rlsolve/topology"
 )
 
@@ -57,7 +58,10 @@ func TestSlurmRealCluster(t *testing.T) {
 	if len(o.Diagnostics) != 0 || o.Result == nil || o.Result.Plan == nil {
 		t.Fatalf("check: %+v", o.Diagnostics)
 	}
-	doc := o.Result.NewDocument(o.Inventory, nil)
+	doc, err := render.NewDocument(o.RenderInput())
+	if err != nil {
+		t.Fatal(err)
+	}
 	if p := doc.Components["rollout"].Placements[0]; p.Hostname != "n3" || p.Env["MASTER_ADDR"] != "127.0.0.1" {
 		t.Errorf("rollout worker 0: %+v", p)
 	}

@@ -14,6 +14,13 @@ import (
 // os.Stderr.
 func runCLI(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	code, _, stderr := runCLIOutput(t, args...)
+	return code, stderr
+}
+
+// runCLIOutput is runCLI with standard output too.
+func runCLIOutput(t *testing.T, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
 	t.Setenv("NO_COLOR", "1")
 	dir := t.TempDir()
 	out, err := os.Create(filepath.Join(dir, "stdout"))
@@ -24,22 +31,26 @@ func runCLI(t *testing.T, args ...string) (int, string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stdout, stderr := os.Stdout, os.Stderr
+	saved, savedErr := os.Stdout, os.Stderr
 	os.Stdout, os.Stderr = out, errf
 	start := time.Now()
-	code := run(args)
+	code = run(args)
 	took := time.Since(start)
-	os.Stdout, os.Stderr = stdout, stderr
+	os.Stdout, os.Stderr = saved, savedErr
 	out.Close()
 	errf.Close()
 	if took > 20*time.Second { // a hang guard: the solver still expands an over-limit component (pipeline/limits_test.go)
 		t.Errorf("rlsolve %s took %v", strings.Join(args, " "), took)
 	}
-	b, err := os.ReadFile(filepath.Join(dir, "stderr"))
+	o, err := os.ReadFile(filepath.Join(dir, "stdout"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return code, string(b)
+	e, err := os.ReadFile(filepath.Join(dir, "stderr"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return code, string(o), string(e)
 }
 
 // TestLimitsExitCodes: each input limit at its default value, through the

@@ -1,17 +1,14 @@
 package main
 
 import (
-	"bytes"
-	"encoding/json"
-	"fmt"
+	"io"
 	"os"
-	"sort"
 
 	"github.com/rlsolve/rlsolve/diag"
+	rlexec "github.com/rlsolve/rlsolve/exec"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 )
 
 func init() { register(newPlan) }
@@ -26,10 +23,12 @@ func newPlan() *cobra.Command {
 		Long: `plan expands a valid config into one record per worker, with RLinf's placement
 fields, the host and address the inventory knows, and the exact environment
 the worker gets. A table by default; --output json is a versioned document for
-scripts; --output env prints 'export K=V' lines for one worker.`,
+scripts; --output env prints one worker's environment as shell lines that
+eval gives exactly what launch gives the worker (PATH-like variables are
+merged with the shell's, as launch merges them).`,
 		Example: `  rlsolve plan train.yaml
   rlsolve plan train.yaml --inventory cluster.yaml --output json | jq '.components.actor.placements[0]'
-  rlsolve plan train.yaml --output env --component rollout --rank 3`,
+  eval "$(rlsolve plan train.yaml --output env --component rollout --rank 3)"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if in.slime != "" {
 				return cobra.MaximumNArgs(1)(cmd, args) // the --slime flags are the layout; FILE is optional
@@ -37,80 +36,7 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 			return cobra.ExactArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := in.class(); err != nil {
-				return err
-			}
-			inv, bad := in.loadInventory()
-			command, source := "", ""
-			if bad == nil && in.slime != "" {
-				command, source, bad = in.slimeCommand()
-			}
-			if bad != nil {
-				diag.Text(os.Stderr, bad.Diagnostics, diag.DiskSources(), useColor())
-				diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-				return exitFor([]*pipeline.Outcome{bad}, in.strict)
-			}
-			file := ""
-			if len(args) > 0 {
-				file = args[0]
-			}
-			class, _ := in.class()
-			o, so := pipeline.Check(file, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source})
-			if so != nil {
-				return planSlime(&in, so, output, component, rank)
-			}
-			switch output {
-			case "table", "text", "json", "yaml", "svg", "html":
-			case "env":
-				if component == "" {
-					return usageErrorf("--output env needs --component NAME and --rank R")
-				}
-			default:
-				return usageErrorf("--output must be table, json, yaml or env, not %q (or svg or html for a picture)", output)
-			}
-			src := diag.DiskSources()
-			for name, text := range o.Sources {
-				src.Files[name] = text
-			}
-			diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-			if o.Failed(in.strict) || o.Result == nil || o.Result.Plan == nil {
-				diag.Summary(os.Stderr, o.Diagnostics, o.File)
-				strictNote(o, in.strict)
-				return exitFor([]*pipeline.Outcome{o}, in.strict)
-			}
-			doc := o.Result.NewDocument(o.Inventory, diag.JSON(o.Diagnostics))
-			switch output {
-			case "table", "text":
-				o.Result.WriteTable(os.Stdout)
-			case "svg":
-				return render.SVG(os.Stdout, o.Result, render.Options{Title: args[0]})
-			case "html":
-				return render.HTML(os.Stdout, o.Result, render.Options{Title: args[0]})
-			case "json":
-				return doc.WriteJSON(os.Stdout, true)
-			case "yaml":
-				var buf bytes.Buffer
-				_ = doc.WriteJSON(&buf, false)
-				b := buf.Bytes()
-				var v any
-				_ = json.Unmarshal(b, &v)
-				out, err := yaml.Marshal(v)
-				if err != nil {
-					return err
-				}
-				_, err = os.Stdout.Write(out)
-				return err
-			case "env":
-				comp, ok := doc.Components[component]
-				if !ok {
-					return usageErrorf("--output env needs --component NAME (one of %v)", doc.Order)
-				}
-				if rank < 0 || rank >= len(comp.Placements) {
-					return usageErrorf("--rank must be between 0 and %d for %s", len(comp.Placements)-1, component)
-				}
-				printExports(comp.Placements[rank].Env)
-			}
-			return nil
+			return runPlan(&in, args, output, component, rank)
 		},
 	}
 	in.register(c)
@@ -121,62 +47,57 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 	return c
 }
 
-// printExports prints one worker's environment as `export K=V` lines,
-// sorted, values quoted for a POSIX shell (names are checked identifiers).
-func printExports(env map[string]string) {
-	keys := make([]string, 0, len(env))
-	for k := range env {
-		keys = append(keys, k)
+// planFormat is the one check of --output, for RLinf configs and slime
+// layouts alike.
+func planFormat(output, component string, slime bool) (render.Format, error) {
+	f, ok := render.ParseFormat(output)
+	switch {
+	case slime && (!ok || f.Picture()):
+		return "", usageErrorf("--output must be table, json, yaml or env for a slime layout, not %q", output)
+	case !ok:
+		return "", usageErrorf("--output must be table, json, yaml or env, not %q (or svg or html for a picture)", output)
+	case f == render.FormatEnv && component == "":
+		return "", usageErrorf("--output env needs --component NAME and --rank R")
 	}
-	sort.Strings(keys)
-	for _, k := range keys {
-		fmt.Printf("export %s=%s\n", k, shellQuote(env[k]))
-	}
+	return f, nil
 }
 
-// shellQuote quotes a value for a POSIX shell when it needs quoting.
-func shellQuote(s string) string {
-	safe := s != ""
-	for _, r := range s {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == ',' || r == '.' || r == '_' || r == '-' || r == '/' || r == ':') {
-			safe = false
-			break
-		}
+// runPlan checks and plans an RLinf config or a slime layout (--slime
+// flags and/or a FILE with a slime: key) and writes the plan.
+func runPlan(in *inputFlags, args []string, output, component string, rank int) error {
+	class, err := in.class()
+	if err != nil {
+		return err
 	}
-	if safe {
-		return s
-	}
-	out := "'"
-	for _, r := range s {
-		if r == '\'' {
-			out += `'\''`
-		} else {
-			out += string(r)
-		}
-	}
-	return out + "'"
-}
-
-// planSlime plans a slime layout (--slime flags and/or a FILE with a slime:
-// key): the same document shape as for RLinf configs, with each worker's
-// bundles and GPU request, and the engines' ports.
-func planSlime(in *inputFlags, so *pipeline.SlimeOutcome, output, component string, rank int) error {
-	switch output {
-	case "table", "text", "json", "yaml":
-	case "env":
-		if component == "" {
-			return usageErrorf("--output env needs --component NAME and --rank R")
-		}
-	default:
-		return usageErrorf("--output must be table, json, yaml or env for a slime layout, not %q", output)
+	file := ""
+	if len(args) > 0 {
+		file = args[0]
 	}
 	src := diag.DiskSources()
-	for name, text := range so.Sources {
+	inv, bad := in.loadInventory()
+	command, source := "", ""
+	if bad == nil && in.slime != "" {
+		command, source, bad = in.slimeCommand()
+	}
+	if bad != nil {
+		diag.Text(os.Stderr, bad.Diagnostics, src, useColor())
+		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
+		return exitFor([]*pipeline.Outcome{bad}, in.strict)
+	}
+	o, so := pipeline.Check(file, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source})
+	format, err := planFormat(output, component, so != nil)
+	if err != nil {
+		return err
+	}
+	for name, text := range o.Sources {
 		src.Files[name] = text
 	}
-	o := so.Outcome
+	input := o.RenderInput()
+	if so != nil {
+		input = so.RenderInput()
+	}
 	diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-	if o.Failed(in.strict) || so.Plan == nil || so.Plan.Plan == nil {
+	if o.Failed(in.strict) || input == nil {
 		diag.Summary(os.Stderr, o.Diagnostics, o.File)
 		strictNote(o, in.strict)
 		if err := exitFor([]*pipeline.Outcome{o}, in.strict); err != nil {
@@ -184,30 +105,29 @@ func planSlime(in *inputFlags, so *pipeline.SlimeOutcome, output, component stri
 		}
 		return &exitError{code: exitInvalid}
 	}
-	doc := so.Plan.NewDocument(o.Inventory, diag.JSON(o.Diagnostics))
-	switch output {
-	case "table", "text":
-		so.Plan.WriteTable(os.Stdout)
-	case "json":
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(doc)
-	case "yaml":
-		b, _ := json.Marshal(doc)
-		var v any
-		_ = json.Unmarshal(b, &v)
-		out, err := yaml.Marshal(v)
-		if err != nil {
-			return err
+	return writePlan(os.Stdout, input, format, file, component, rank)
+}
+
+// writePlan writes the plan in format; title heads a picture.
+func writePlan(w io.Writer, in *render.Input, format render.Format, title, component string, rank int) error {
+	switch format {
+	case render.FormatJSON:
+		return render.WriteJSON(w, in, true)
+	case render.FormatYAML:
+		return render.WriteYAML(w, in)
+	case render.FormatSVG:
+		return render.SVG(w, in, render.Options{Title: title})
+	case render.FormatHTML:
+		return render.HTML(w, in, render.Options{Title: title})
+	case render.FormatEnv:
+		cp := in.Plan.Component(component)
+		if cp == nil {
+			return usageErrorf("--output env needs --component NAME (one of %v)", rlexec.ComponentNames(in.Plan))
 		}
-		_, err = os.Stdout.Write(out)
-		return err
-	case "env":
-		env, err := doc.Env(component, rank)
-		if err != nil {
-			return usageErrorf("%v", err)
+		if rank < 0 || rank >= len(cp.Placements) {
+			return usageErrorf("--rank must be between 0 and %d for %s", len(cp.Placements)-1, component)
 		}
-		printExports(env)
+		return render.WriteEnv(w, in, cp, rank)
 	}
-	return nil
+	return render.WriteTable(w, in)
 }

@@ -14,8 +14,12 @@ import (
 )
 
 // TestMain lets the test binary act as the rlsolve command inside scripts:
-// `exec rlsolve ...` runs run() in a subprocess, exit code included.
+// `exec rlsolve ...` runs run() in a subprocess, exit code included. Run
+// with envDumpArg, it is the worker of the environment tests instead.
 func TestMain(m *testing.M) {
+	if len(os.Args) == 2 && os.Args[1] == envDumpArg {
+		os.Exit(dumpEnv())
+	}
 	testscript.Main(m, map[string]func(){
 		"rlsolve": func() { os.Exit(run(os.Args[1:])) },
 	})

@@ -1,4 +1,4 @@
-package strategies_test
+package render_test
 
 import (
 	"bytes"
@@ -6,23 +6,26 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"strings"
 	"testing"
 
-	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/render"
 	"github.com/rlsolve/rlsolve/strategies"
 	"github.com/rlsolve/rlsolve/topology"
 )
 
 // encodingJSON is what WriteJSON must reproduce: `rlsolve plan --output
 // json` before WriteJSON (an indenting json.Encoder) or json.Marshal + "\n".
-func encodingJSON(t testing.TB, doc *strategies.Document, indent bool) []byte {
+func encodingJSON(t testing.TB, doc *render.Document, indent bool) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -44,51 +47,102 @@ func encodingJSON(t testing.TB, doc *strategies.Document, indent bool) []byte {
 	return b.Bytes()
 }
 
-// sameJSON checks WriteJSON against encoding/json in both modes.
-func sameJSON(t *testing.T, name string, doc *strategies.Document) {
+// sameJSON checks Document.WriteJSON against encoding/json in both modes.
+func sameJSON(t *testing.T, name string, doc *render.Document) {
 	t.Helper()
 	for _, indent := range []bool{true, false} {
-		want := encodingJSON(t, doc, indent)
 		var got bytes.Buffer
 		if err := doc.WriteJSON(&got, indent); err != nil {
 			t.Fatalf("%s (indent %v): %v", name, indent, err)
 		}
-		if !bytes.Equal(got.Bytes(), want) {
-			i := 0
-			for i < got.Len() && i < len(want) && got.Bytes()[i] == want[i] {
-				i++
-			}
-			lo := max(0, i-80)
-			t.Fatalf("%s (indent %v): differs at byte %d of %d (want %d)\n got: %q\nwant: %q", name, indent, i, got.Len(), len(want),
-				got.Bytes()[lo:min(got.Len(), i+80)], want[lo:min(len(want), i+80)])
-		}
+		sameBytes(t, fmt.Sprintf("%s (indent %v)", name, indent), got.Bytes(), encodingJSON(t, doc, indent))
 	}
 }
 
-// TestWriteJSONExamples: every example config, with its inventory and with
-// the assumed one, writes the same bytes as encoding/json.
-func TestWriteJSONExamples(t *testing.T) {
+// sameStream checks the streamed document of a plan (what `plan --output
+// json` prints) against encoding/json of the document built whole.
+func sameStream(t *testing.T, name string, in *render.Input) {
+	t.Helper()
+	doc, err := render.NewDocument(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, indent := range []bool{true, false} {
+		var got bytes.Buffer
+		if err := render.WriteJSON(&got, in, indent); err != nil {
+			t.Fatalf("%s (indent %v): %v", name, indent, err)
+		}
+		sameBytes(t, fmt.Sprintf("%s (streamed, indent %v)", name, indent), got.Bytes(), encodingJSON(t, doc, indent))
+	}
+}
+
+func sameBytes(t *testing.T, name string, got, want []byte) {
+	t.Helper()
+	if bytes.Equal(got, want) {
+		return
+	}
+	i := 0
+	for i < len(got) && i < len(want) && got[i] == want[i] {
+		i++
+	}
+	lo := max(0, i-80)
+	t.Fatalf("%s: differs at byte %d of %d (want %d)\n got: %q\nwant: %q", name, i, len(got), len(want),
+		got[lo:min(len(got), i+80)], want[lo:min(len(want), i+80)])
+}
+
+// exampleInputs are the plans of every example (RLinf configs and slime
+// layouts), each with its inventory, with the assumed one and with
+// --gpus-per-node 4.
+func exampleInputs(t *testing.T) map[string]*render.Input {
+	t.Helper()
 	files, _ := filepath.Glob("../examples/*/train.yaml")
-	if len(files) == 0 {
+	slimes, _ := filepath.Glob("../examples/*/slime.yaml")
+	if len(files) == 0 || len(slimes) == 0 {
 		t.Fatal("no examples")
 	}
-	docs := 0
-	for _, file := range files {
-		inv, bad := pipeline.LoadInventory(filepath.Join(filepath.Dir(file), "inventory.yaml"), grammar.DefaultLimits)
-		if bad != nil {
-			t.Fatalf("%s: inventory: %v", file, bad.Diagnostics)
-		}
-		for _, opt := range []pipeline.Options{{GPUsPerNode: -1}, {Inventory: inv, GPUsPerNode: -1}, {GPUsPerNode: 4}} {
-			o := pipeline.CheckFile(file, opt)
-			if o.Result == nil || o.Result.Plan == nil {
-				continue
+	out := map[string]*render.Input{}
+	for _, file := range append(files, slimes...) {
+		opts := []pipeline.Options{{GPUsPerNode: -1}, {GPUsPerNode: 4}}
+		if invFile := filepath.Join(filepath.Dir(file), "inventory.yaml"); fileExists(invFile) {
+			inv, bad := pipeline.LoadInventory(invFile, grammar.DefaultLimits)
+			if bad != nil {
+				t.Fatalf("%s: inventory: %v", file, bad.Diagnostics)
 			}
-			docs++
-			sameJSON(t, file, o.Result.NewDocument(o.Inventory, diag.JSON(o.Diagnostics)))
+			opts = append(opts, pipeline.Options{Inventory: inv, GPUsPerNode: -1})
+		}
+		for i, opt := range opts {
+			var in *render.Input
+			if filepath.Base(file) == "slime.yaml" {
+				in = pipeline.CheckSlime("", file, opt).RenderInput()
+			} else {
+				in = pipeline.CheckFile(file, opt).RenderInput()
+			}
+			if in != nil {
+				out[fmt.Sprintf("%s#%d", file, i)] = in
+			}
 		}
 	}
-	if docs < 10 {
-		t.Errorf("only %d example documents", docs)
+	return out
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+// TestWriteJSONExamples: every example's plan, streamed, writes the same
+// bytes as encoding/json of its document.
+func TestWriteJSONExamples(t *testing.T) {
+	ins := exampleInputs(t)
+	slime := 0
+	for name, in := range ins {
+		sameStream(t, name, in)
+		if in.Slime != nil {
+			slime++
+		}
+	}
+	if len(ins) < 12 || slime < 3 {
+		t.Errorf("only %d example documents (%d slime)", len(ins), slime)
 	}
 }
 
@@ -101,18 +155,32 @@ func scaleConfig(g int) []byte {
 		nodes, g/2-1, g/2, g*3/4-1, g/8-1, g*3/4, g*7/8-1, g/2-1, g*7/8, g-1, g/4-1, nodes-1, nodes*10-1)
 }
 
-func scaleDocument(t testing.TB, g int) *strategies.Document {
+func scaleInput(t testing.TB, g int) *render.Input {
 	t.Helper()
 	cfg, ds := grammar.LoadConfig("bench.yaml", scaleConfig(g), grammar.DefaultLimits)
 	if ds.HasErrors() {
 		t.Fatal(ds[0].Summary)
 	}
 	inv := topology.Uniform(g/8, 8, "bench")
+	for i := range inv.Nodes {
+		inv.Nodes[i].Hostname = fmt.Sprintf("gpu-%d", i)
+	}
 	res, err := strategies.Expand(cfg, inv, strategies.Options{Class: model.ClassHybrid})
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.NewDocument(inv, diag.JSON(nil))
+	in := resultInput(res)
+	in.InventorySource = inv.Source
+	return in
+}
+
+func scaleDocument(t testing.TB, g int) *render.Document {
+	t.Helper()
+	doc, err := render.NewDocument(scaleInput(t, g))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
 }
 
 // TestWriteJSONScale: the 1,024-node benchmark layout (8,192 GPUs, 22,528
@@ -122,11 +190,11 @@ func TestWriteJSONScale(t *testing.T) {
 	if testing.Short() {
 		g = 1024
 	}
-	sameJSON(t, "scale", scaleDocument(t, g))
+	sameStream(t, "scale", scaleInput(t, g))
 }
 
-// TestWriteJSONAllocs: the writer's allocations do not grow with the
-// number of workers (it reuses one buffer and one key slice).
+// TestWriteJSONAllocs: writing a document held in memory allocates the
+// same whatever the number of workers (one buffer, one key slice).
 func TestWriteJSONAllocs(t *testing.T) {
 	doc := scaleDocument(t, 1024)
 	for _, indent := range []bool{true, false} {
@@ -141,6 +209,57 @@ func TestWriteJSONAllocs(t *testing.T) {
 	}
 }
 
+// heapProbe records the live heap (after a collection) when the output
+// passes half of its expected size.
+type heapProbe struct {
+	n, at int
+	live  uint64
+}
+
+func (h *heapProbe) Write(p []byte) (int, error) {
+	if h.n < h.at && h.n+len(p) >= h.at {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		h.live = ms.HeapAlloc
+	}
+	h.n += len(p)
+	return len(p), nil
+}
+
+// TestWriteStreams: while the 8,192-GPU plan's document is written (22,528
+// workers, 35 MB of JSON, the environments 38 MB as maps), the live heap
+// is what it was before plus a few buffers: no worker's record or
+// environment stays behind it. YAML alike.
+func TestWriteStreams(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a large plan")
+	}
+	in := scaleInput(t, 8192)
+	for _, f := range []struct {
+		name  string
+		size  int
+		write func(io.Writer) error
+	}{
+		{"json", 35 << 20, func(w io.Writer) error { return render.WriteJSON(w, in, true) }},
+		{"yaml", 25 << 20, func(w io.Writer) error { return render.WriteYAML(w, in) }},
+	} {
+		runtime.GC()
+		var ms runtime.MemStats
+		runtime.ReadMemStats(&ms)
+		probe := &heapProbe{at: f.size / 2}
+		if err := f.write(probe); err != nil {
+			t.Fatal(err)
+		}
+		if probe.n < f.size/2 {
+			t.Fatalf("%s: only %d bytes written", f.name, probe.n)
+		}
+		if grew := int64(probe.live) - int64(ms.HeapAlloc); grew > 4<<20 {
+			t.Errorf("%s: the live heap grew by %d KB half-way through the document", f.name, grew>>10)
+		}
+	}
+}
+
 type failWriter struct{ after int }
 
 func (f *failWriter) Write(p []byte) (int, error) {
@@ -150,19 +269,26 @@ func (f *failWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// TestWriteJSONError: a failing writer's error comes back, and a
-// Diagnostics value encoding/json refuses is an error too.
+// TestWriteJSONError: a failing writer's error comes back, streamed or
+// not, and the writing stops there.
 func TestWriteJSONError(t *testing.T) {
-	doc := scaleDocument(t, 64)
+	in := scaleInput(t, 64)
+	doc, err := render.NewDocument(in)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, after := range []int{0, 100, 70 << 10, 200 << 10} {
 		if err := doc.WriteJSON(&failWriter{after: after}, true); err == nil || err.Error() != "disk full" {
 			t.Errorf("after %d bytes: got %v", after, err)
 		}
+		if err := render.WriteJSON(&failWriter{after: after}, in, true); err == nil || err.Error() != "disk full" {
+			t.Errorf("streamed, after %d bytes: got %v", after, err)
+		}
 	}
-	doc.Diagnostics = func() {}
-	var b bytes.Buffer
-	if err := doc.WriteJSON(&b, true); err == nil || b.Len() > 0 {
-		t.Errorf("a func as diagnostics: error %v, %d bytes written", err, b.Len())
+	// A number JSON cannot write is an error too.
+	doc.Slime = &render.SlimeLayout{GPUFraction: map[string]float64{"actor": math.NaN()}}
+	if err := doc.WriteJSON(io.Discard, true); err == nil {
+		t.Error("NaN: no error")
 	}
 }
 
@@ -180,8 +306,8 @@ func TestWriteJSONStrings(t *testing.T) {
 		cases = append(cases, randString(rng))
 	}
 	for _, s := range cases {
-		doc := &strategies.Document{FormatVersion: s, PlacementMode: s, Components: map[string]strategies.DocComponent{
-			s: {Placements: []strategies.DocPlacement{{Env: map[string]string{s: s, s + "x": ""}}}}}}
+		doc := &render.Document{FormatVersion: s, PlacementMode: s, Components: map[string]render.DocComponent{
+			s: {Placements: []render.DocPlacement{{Env: map[string]string{s: s, s + "x": ""}}}}}}
 		want := encodingJSON(t, doc, false)
 		var got bytes.Buffer
 		if err := doc.WriteJSON(&got, false); err != nil {
@@ -212,11 +338,11 @@ func randString(rng *rand.Rand) string {
 // TestWriteJSONRandom fills every field of the document types by
 // reflection (so a field added later is covered too) with random values:
 // nil, empty and full slices and maps, nil and set pointers, odd strings,
-// and random diagnostics.
+// random diagnostics and slime sections.
 func TestWriteJSONRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for i := range 2000 {
-		var doc strategies.Document
+		var doc render.Document
 		fill(rng, reflect.ValueOf(&doc).Elem())
 		// Neighbouring workers with the same keys as the one before, or
 		// as many keys but one different (WriteJSON reuses the order of
@@ -240,6 +366,7 @@ func TestWriteJSONRandom(t *testing.T) {
 			}
 		}
 		sameJSON(t, fmt.Sprintf("random document %d", i), &doc)
+		sameYAML(t, fmt.Sprintf("random document %d", i), &doc)
 	}
 }
 
@@ -256,6 +383,12 @@ func fill(rng *rand.Rand, v reflect.Value) {
 		}
 	case reflect.Bool:
 		v.SetBool(rng.IntN(2) == 0)
+	case reflect.Float64:
+		v.SetFloat([]float64{0, 0.2, 0.8, 1, -3.5, 1e-7, 1e21, 123456789.125, rng.Float64(), rng.NormFloat64() * 1e30}[rng.IntN(10)])
+	case reflect.Array:
+		for i := range v.Len() {
+			fill(rng, v.Index(i))
+		}
 	case reflect.Pointer:
 		if rng.IntN(3) > 0 {
 			p := reflect.New(v.Type().Elem())
@@ -306,14 +439,16 @@ func fill(rng *rand.Rand, v reflect.Value) {
 	}
 }
 
-// randAny is a random JSON value (the Diagnostics field), nil included.
+// randAny is a random JSON value (the slime flags'), nil included.
 func randAny(rng *rand.Rand, depth int) any {
-	switch k := rng.IntN(8); {
-	case k == 0 && depth == 0:
+	switch k := rng.IntN(9); {
+	case k == 0:
 		return nil
-	case k == 1 && depth == 0:
-		return diag.JSON(nil)
-	case k < 3 || depth > 3:
+	case k == 1:
+		return rng.IntN(2) == 0
+	case k == 2:
+		return rng.IntN(100000) - 50
+	case k < 4 || depth > 3:
 		return randString(rng)
 	case k == 3:
 		return rng.Float64() * 1e6

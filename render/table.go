@@ -1,0 +1,155 @@
+package render
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// WriteTable prints the plan for people: one table per component (for a
+// slime plan, the layout first, and its bundles, engines and ports).
+func WriteTable(w io.Writer, in *Input) error {
+	if err := in.check(); err != nil {
+		return err
+	}
+	if in.Slime != nil {
+		return writeSlimeTable(w, in)
+	}
+	fmt.Fprintf(w, "placement mode: %s\n", orNone(string(in.Plan.Mode)))
+	for ci := range in.Plan.Components {
+		cp := &in.Plan.Components[ci]
+		fmt.Fprintf(w, "\n%s: %d worker(s), %s placement on node group(s) %s\n", cp.Name, len(cp.Placements), cp.Strategy.Kind, strings.Join(cp.NodeGroups, ","))
+		if cp.RankMapWorldSize != len(cp.Placements) {
+			fmt.Fprintf(w, "  (RLinf's get_world_size reports %d)\n", cp.RankMapWorldSize)
+		}
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "  RANK\tNODE\tHOST\tGROUP\tDEVICES\tVISIBLE\tLOCAL\tACCEL")
+		for j := range cp.Placements {
+			p, node, err := in.worker(ci, j)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%d/%d\t%s\n", p.Rank, p.ClusterNodeRank, orDash(hostOrIP(node)), p.NodeGroupLabel,
+				devices(p), orDash(strings.Join(p.VisibleAccelerators, ",")), p.LocalRank, p.LocalWorldSize, p.AcceleratorType)
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// hostOrIP names a node: its host name, else its address.
+func hostOrIP(n *model.Node) string {
+	if n.Hostname != "" {
+		return n.Hostname
+	}
+	return n.IP
+}
+
+func devices(p *model.Placement) string {
+	if len(p.LocalHardwareRanks) == 0 {
+		return "node"
+	}
+	kind := "gpu"
+	if p.HardwareType != model.HardwareAccelerator {
+		kind = strings.ToLower(p.HardwareType)
+	}
+	return kind + ":" + joinInts(p.LocalHardwareRanks, ",")
+}
+
+func joinInts(xs []int, sep string) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = strconv.Itoa(x)
+	}
+	return strings.Join(parts, sep)
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "none (plain component placement)"
+	}
+	return s
+}
+
+// writeSlimeTable prints a slime plan: the layout, then one table per
+// component.
+func writeSlimeTable(w io.Writer, in *Input) error {
+	l, s := in.Slime.Layout, in.Slime.Settings
+	if l == nil {
+		return fmt.Errorf("render: a slime plan without its layout")
+	}
+	fmt.Fprintf(w, "placement mode: %s (slime %s): %d bundles {GPU: 1, CPU: 1}, rollout offset %d\n", in.Plan.Mode, l.Mode, l.NumBundles, l.RolloutOffset)
+	host := func(node int) string {
+		if node < 0 || node >= len(in.Nodes) {
+			return "-"
+		}
+		return orDash(hostOrIP(&in.Nodes[node]))
+	}
+	for ci := range in.Plan.Components {
+		cp := &in.Plan.Components[ci]
+		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
+		if cp.Name == "actor" {
+			fmt.Fprintf(w, "\nactor: %d worker(s), %g GPU of one bundle each\n", len(cp.Placements), model.SlimeActorGPUFraction)
+			fmt.Fprintln(tw, "  RANK\tNODE\tHOST\tBUNDLE\tGPU\tLOCAL")
+			for j, p := range cp.Placements {
+				fmt.Fprintf(tw, "  %d\t%d\t%s\t%d\t%d\t%d/%d\n", p.Rank, p.ClusterNodeRank, host(p.ClusterNodeRank), cp.HardwareRanks[j], p.LocalAcceleratorRank, p.LocalRank, p.LocalWorldSize)
+			}
+			if err := tw.Flush(); err != nil {
+				return err
+			}
+			continue
+		}
+		fmt.Fprintf(w, "\nrollout: %d engine(s) x %d GPUs (%d worker(s)), %g GPU of each bundle; dp size %d\n", len(l.Engines), s.GPUsPerEngine, len(cp.Placements), model.SlimeRolloutGPUFraction, s.DPSize)
+		pd := s.PrefillSet // prefill/decode: show each engine's type and bootstrap port
+		head := "  RANK\tENGINE\tNODE\tHOST\tBUNDLES\tGPUS\tPORT\tNCCL\tDIST_INIT"
+		if pd {
+			head = "  RANK\tENGINE\tTYPE\tNODE\tHOST\tBUNDLES\tGPUS\tPORT\tNCCL\tBOOTSTRAP\tDIST_INIT"
+		}
+		fmt.Fprintln(tw, head)
+		for _, e := range l.Engines {
+			for _, p := range e.Parts {
+				dist := e.DistInitAddr
+				if dist == "" {
+					dist = fmt.Sprintf("node %d:%d", e.Parts[0].Node, e.DistFirst)
+				}
+				dist = fmt.Sprintf("%s (%d-%d)", dist, e.DistFirst, e.DistLast)
+				if pd {
+					boot := "-"
+					if p.BootstrapPort != 0 {
+						boot = fmt.Sprint(p.BootstrapPort)
+					}
+					fmt.Fprintf(tw, "  %d\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", p.Rank, e.Index, e.WorkerType, p.Node, host(p.Node), intsText(p.Bundles), intsText(p.GPUs),
+						p.HTTPPort, p.NCCLPort, boot, dist)
+					continue
+				}
+				fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%s\n", p.Rank, e.Index, p.Node, host(p.Node), intsText(p.Bundles), intsText(p.GPUs),
+					p.HTTPPort, p.NCCLPort, dist)
+			}
+		}
+		if err := tw.Flush(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// intsText is a run as first-last, else the list.
+func intsText(xs []int) string {
+	if len(xs) > 1 && xs[len(xs)-1]-xs[0] == len(xs)-1 {
+		return fmt.Sprintf("%d-%d", xs[0], xs[len(xs)-1])
+	}
+	return joinInts(xs, ",")
+}

@@ -71,6 +71,7 @@ func (d *doc) config() *model.Config {
 	d.clusterSection(cfg, cluster)
 	if whole {
 		d.modelParallel(cfg)
+		cfg.Memory = d.memorySettings(cfg)
 	}
 	if e, ok := lookup(top, "inventory"); ok {
 		if cfg.Inventory = d.inventory(e.v); cfg.Inventory == nil {

@@ -13,6 +13,8 @@ type Config struct {
 	// ComponentsSpan is the position of the component_placement key.
 	ComponentsSpan Span
 	ModelParallel  ModelParallelConfig
+	// Memory holds the settings GPU memory depends on (whole configs only).
+	Memory *MemorySettings
 	// Inventory is set when the config file carries a top-level `inventory:`.
 	Inventory *Inventory
 	// Broken names the node-group labels and components whose entries had
@@ -145,6 +147,9 @@ type IntFact struct {
 	Value int
 	Set   bool
 	Span  Span
+	// Key names the setting (`actor.model.tensor_model_parallel_size`,
+	// `--micro-batch-size`) where messages name it; "" when unnamed.
+	Key string
 }
 
 // BoolFact is a boolean setting with its position.
@@ -152,6 +157,7 @@ type BoolFact struct {
 	Value bool
 	Set   bool
 	Span  Span
+	Key   string
 }
 
 // Group returns the configured group with that label, or nil.

@@ -28,6 +28,9 @@ func (d *doc) memorySettings(cfg *model.Config) *model.MemorySettings {
 	}
 	s.Critic = r.boolean(false, "critic.use_critic_model")
 	s.Rollout = r.engine("rollout", mp.RolloutTP, mp.RolloutPP)
+	if !s.Rollout.Backend.Set && r.str("", "runner.task_type").Value == "embodied" {
+		s.Rollout.Backend.Value = "huggingface" // embodied runs generate with the policy itself
+	}
 	for _, c := range cfg.Components {
 		for _, name := range c.Names {
 			if name == "rollout" || d.path(name+".gpu_memory_utilization") == nil && d.path(name+".rollout_backend") == nil {
@@ -53,7 +56,7 @@ func (d *doc) memorySettings(cfg *model.Config) *model.MemorySettings {
 // An engine without a precision loads the checkpoint's dtype.
 func (r *memReader) engine(prefix string, tp, pp model.IntFact) model.EngineSettings {
 	return model.EngineSettings{
-		Backend:     r.str("sglang", prefix+".rollout_backend", prefix+".generation_backend"),
+		Backend:     r.str("sglang", prefix+".rollout_backend", prefix+".generation_backend", prefix+".backend"),
 		MemFraction: r.float(0.65, prefix+".gpu_memory_utilization"),
 		TP:          keyed(tp, prefix+".tensor_parallel_size"), PP: keyed(pp, prefix+".pipeline_parallel_size"),
 		MaxRunningRequests: r.integer(0, prefix+".max_running_requests"), CUDAGraphMaxBS: r.integer(0, prefix+".cuda_graph_max_bs"),

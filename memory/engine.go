@@ -94,7 +94,10 @@ func (e *Engine) resolve(component string, capacity, others int64) (EngineState,
 		}
 	}
 	if e.Offloaded {
-		phases[PhaseWeightSync] = Usage{ctx, graphs, part(KindWeights, e.WeightsBytes, "the engine's weights, resumed for the sync")}
+		// The weights are part of the budget (an engine whose weights
+		// exceed it does not start, which checkEngines reports).
+		w := min(e.WeightsBytes, float64(st.Budget))
+		phases[PhaseWeightSync] = Usage{ctx, graphs, part(KindWeights, w, "the engine's weights, resumed for the sync")}
 	}
 	after := running
 	if e.Offloaded {

@@ -28,7 +28,7 @@ const GiB = 1 << 30
 //	engine_activation_gib: 2.0   # an engine's forward activations
 //	weight_sync_bucket_gib: 0.5  # the bucket a weight sync sends at once
 //	fragmentation: 0.10          # allocator slack, a fraction of activations
-//	logits_copies: 2             # extra fp32 logits copies in the worst case
+//	logits_copies: 1             # extra fp32 logits copies (a .float() copy; 2 with entropy and KL)
 //	headroom_min_gib: 2          # warn below max(this, headroom_fraction)
 //	headroom_fraction: 0.08      #   of the GPU's capacity
 //	component_gib.env: 3.0       # a component rlsolve does not model, per process
@@ -53,7 +53,7 @@ type Profile struct {
 // DefaultProfile is the conservative default (spec/memory.md §4.2).
 func DefaultProfile() Profile {
 	return Profile{ContextBytes: GiB, NCCLBytes: GiB / 2, GraphBytes: GiB, EngineActivationBytes: 2 * GiB,
-		BucketBytes: GiB / 2, Fragmentation: 0.10, LogitsCopies: 2, HeadroomMinBytes: 2 * GiB, HeadroomFraction: 0.08,
+		BucketBytes: GiB / 2, Fragmentation: 0.10, LogitsCopies: 1, HeadroomMinBytes: 2 * GiB, HeadroomFraction: 0.08,
 		Components: map[string]int64{}}
 }
 

@@ -68,3 +68,5 @@ func TestResolveArch(t *testing.T) {
 		})
 	}
 }
+
+var errNotExist = os.ErrNotExist

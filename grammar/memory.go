@@ -119,58 +119,56 @@ func (r *memReader) value(paths []string, read func(n *yaml.Node, key string) bo
 	return paths[0], model.Span{}, false
 }
 
-func (r *memReader) integer(def int, paths ...string) model.IntFact {
-	f := model.IntFact{Value: def}
-	f.Key, f.Span, f.Set = r.value(paths, func(n *yaml.Node, key string) bool {
-		v, _, ok := r.d.integer(n, key)
+// read reads the first set path with parse into a value of type T.
+func read[T any](r *memReader, def T, paths []string, parse func(n *yaml.Node, key string) (T, bool)) (T, string, model.Span, bool) {
+	v := def
+	key, span, set := r.value(paths, func(n *yaml.Node, key string) bool {
+		x, ok := parse(n, key)
 		if ok {
-			f.Value = v
+			v = x
 		}
 		return ok
 	})
-	return f
+	return v, key, span, set
+}
+
+func (r *memReader) integer(def int, paths ...string) model.IntFact {
+	v, key, span, set := read(r, def, paths, func(n *yaml.Node, key string) (int, bool) {
+		x, _, ok := r.d.integer(n, key)
+		return x, ok
+	})
+	return model.IntFact{Value: v, Key: key, Span: span, Set: set}
 }
 
 func (r *memReader) boolean(def bool, paths ...string) model.BoolFact {
-	f := model.BoolFact{Value: def}
-	f.Key, f.Span, f.Set = r.value(paths, func(n *yaml.Node, key string) bool {
-		v, _, ok := r.d.boolean(n, key)
-		if ok {
-			f.Value = v
-		}
-		return ok
+	v, key, span, set := read(r, def, paths, func(n *yaml.Node, key string) (bool, bool) {
+		x, _, ok := r.d.boolean(n, key)
+		return x, ok
 	})
-	return f
+	return model.BoolFact{Value: v, Key: key, Span: span, Set: set}
 }
 
 func (r *memReader) str(def string, paths ...string) model.StringFact {
-	f := model.StringFact{Value: def}
-	f.Key, f.Span, f.Set = r.value(paths, func(n *yaml.Node, key string) bool {
-		v, ok := r.d.scalar(n, key)
-		if ok {
-			f.Value = v.py.str
-		}
-		return ok
+	v, key, span, set := read(r, def, paths, func(n *yaml.Node, key string) (string, bool) {
+		x, ok := r.d.scalar(n, key)
+		return x.py.str, ok
 	})
-	return f
+	return model.StringFact{Value: v, Key: key, Span: span, Set: set}
 }
 
 func (r *memReader) float(def float64, paths ...string) model.FloatFact {
-	f := model.FloatFact{Value: def}
-	f.Key, f.Span, f.Set = r.value(paths, func(n *yaml.Node, key string) bool {
-		v, ok := r.d.scalar(n, key)
+	v, key, span, set := read(r, def, paths, func(n *yaml.Node, key string) (float64, bool) {
+		x, ok := r.d.scalar(n, key)
 		if !ok {
-			return false
+			return 0, false
 		}
-		x, isNum := number(v)
+		f, isNum := number(x)
 		if !isNum {
-			r.d.errorf(model.CodeWrongType, v.span, "not a number", "%s must be a number, but got %s", key, describe(v))
-			return false
+			r.d.errorf(model.CodeWrongType, x.span, "not a number", "%s must be a number, but got %s", key, describe(x))
 		}
-		f.Value = x
-		return true
+		return f, isNum
 	})
-	return f
+	return model.FloatFact{Value: v, Key: key, Span: span, Set: set}
 }
 
 // number is a YAML int or float as a float64 (Python's float() of it).

@@ -88,10 +88,23 @@ func (a Arch) Validate() error {
 	if a.ExtraParams < 0 || a.ExtraParams > 1<<50 {
 		return fmt.Errorf("extra parameters %d out of range", a.ExtraParams)
 	}
+	if a.sizeBound() > 1<<60 {
+		return fmt.Errorf("the dimensions describe more than 2^60 parameters")
+	}
 	if a.MLA && a.KVLoRARank == 0 {
 		return fmt.Errorf("multi-latent attention needs kv_lora_rank")
 	}
 	return nil
+}
+
+// sizeBound is an upper bound of the parameter count in floating point,
+// so that Validate can refuse dimensions whose int64 products overflow.
+func (a Arch) sizeBound() float64 {
+	h, l := float64(a.HiddenSize), float64(a.NumLayers)
+	d := float64(max(a.HeadDim, a.QKNopeHeadDim+a.QKRopeHeadDim, a.VHeadDim, a.KVLoRARank, a.QLoRARank, 1))
+	heads := float64(a.NumHeads + a.NumKVHeads)
+	ffn := float64(a.FFNSize) + float64(a.NumExperts)*(float64(a.MoEFFNSize)+h) + float64(a.SharedExpertSize)
+	return l*(4*(h+d)*heads*d+3*h*ffn+4*h) + 2*h*float64(a.VocabSize) + float64(a.ExtraParams)
 }
 
 // isMoELayer says whether layer i (from 0) has routed experts, as

@@ -2,6 +2,7 @@ package memory
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -126,22 +127,13 @@ func (r GPUReport) phaseDrivers(p Phase, roles ...Role) Drivers {
 			continue
 		}
 		for _, d := range w.Drivers {
-			if (len(roles) == 0 || hasRole(roles, d.Role)) && !seen[string(d.Role)+d.Key] {
+			if (len(roles) == 0 || slices.Contains(roles, d.Role)) && !seen[string(d.Role)+d.Key] {
 				seen[string(d.Role)+d.Key] = true
 				out = append(out, d)
 			}
 		}
 	}
 	return out
-}
-
-func hasRole(rs []Role, r Role) bool {
-	for _, x := range rs {
-		if x == r {
-			return true
-		}
-	}
-	return false
 }
 
 // topParts names the largest components of a phase, for summaries.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/rlsolve/rlsolve/model"
 )
 
 const qwen7bConfig = `{
@@ -110,13 +112,7 @@ func TestParseHFConfigErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseHFConfig("config.json", []byte(tt.json))
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("got %v, want an InputError", err)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %q, want it to contain %q", err.Error(), tt.want)
-			}
+			wantInputError(t, err, tt.want)
 		})
 	}
 }
@@ -140,5 +136,32 @@ func FuzzParseHFConfig(f *testing.F) {
 		if a.Params() < 0 || KVCellBytes(a, 8, 1, 2) <= 0 {
 			t.Fatalf("nonsense sizes for %+v", a)
 		}
+		// Whatever the architecture, the whole model stays finite.
+		s := &model.MemorySettings{Framework: "rlinf", Batch: model.BatchSettings{SeqLength: model.IntFact{Value: 4096}},
+			Actor: model.TrainerSettings{TP: model.IntFact{Value: 2}}, Rollout: model.EngineSettings{MemFraction: model.FloatFact{Value: 0.6}}}
+		ws := Workers(Input{Settings: s, Arch: a, Profile: DefaultProfile(), Layout: Layout{Collocated: true, ActorGPUs: 8}})
+		r := Aggregate(GPU{CapacityBytes: 80 * GiB, Workers: []Worker{ws["rollout"], ws["actor"]}})
+		if r.PeakBytes < 0 || r.PeakBytes > 1<<62 {
+			t.Fatalf("peak %d", r.PeakBytes)
+		}
+		_ = Check([]GPUReport{r}, DefaultProfile())
 	})
+}
+
+// wantInputError asserts a located input error whose text contains want.
+func wantInputError(t *testing.T, err error, want string) {
+	t.Helper()
+	var ie *InputError
+	if !errors.As(err, &ie) {
+		t.Fatalf("got %v, want an InputError", err)
+	}
+	if !strings.Contains(err.Error(), want) {
+		t.Errorf("got %q, want it to contain %q", err.Error(), want)
+	}
+}
+
+func TestParseHFConfigOverflow(t *testing.T) {
+	_, err := ParseHFConfig("config.json", []byte(`{"hidden_size":16000000,"num_hidden_layers":60000,"num_attention_heads":2,
+		"vocab_size":10,"num_experts":16000000,"moe_intermediate_size":16000000}`))
+	wantInputError(t, err, "more than 2^60 parameters")
 }

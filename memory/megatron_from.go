@@ -7,13 +7,14 @@ import "github.com/rlsolve/rlsolve/model"
 // micro-batches of mbs. padVocab pads the vocabulary to a multiple of 128·TP
 // (Megatron's own parsing; RLinf passes vocab_size unpadded).
 func MegatronArgsFor(a Arch, t *model.TrainerSettings, world int, padVocab bool, seq, mbs int) MegatronArgs {
-	tp, pp, cp := max(t.TP.Value, 1), max(t.PP.Value, 1), max(t.CP.Value, 1)
-	ep := max(t.EP.Value, 1)
+	tp, pp, cp := parallel(t.TP.Value), parallel(t.PP.Value), parallel(t.CP.Value)
+	ep := parallel(t.EP.Value)
 	etp := tp
 	if t.ETP.Set {
-		etp = max(t.ETP.Value, 1)
+		etp = parallel(t.ETP.Value)
 	}
-	world = max(world, tp*pp*cp)
+	world = min(max(world, tp*pp*cp), maxParallel*maxParallel)
+	seq, mbs = min(max(seq, 1), maxTokens), min(max(mbs, 1), maxTokens)
 	vocab := a.VocabSize
 	if padVocab {
 		m := 128 * tp
@@ -28,7 +29,7 @@ func MegatronArgsFor(a Arch, t *model.TrainerSettings, world int, padVocab bool,
 		TensorModelParallelSize: tp, PipelineModelParallelSize: pp, ContextParallelSize: cp,
 		ExpertModelParallelSize: ep, ExpertTensorParallelSize: etp, WorldSize: world,
 		DataParallelSize: max(world/(tp*pp*cp), 1), UseDistributedOptimizer: t.DistributedOptimizer.Value,
-		SequenceParallel: t.SequenceParallel.Value && tp > 1, SeqLength: max(seq, 1), MicroBatchSize: max(mbs, 1),
+		SequenceParallel: t.SequenceParallel.Value && tp > 1, SeqLength: seq, MicroBatchSize: mbs,
 	}
 	if a.LayerNorm {
 		args.Normalization = "LayerNorm"
@@ -74,3 +75,13 @@ func moePattern(a Arch) LayerFreq {
 }
 
 func ptr(v int) *int { return &v }
+
+// Bounds on settings, so that their products stay far from overflow: a
+// parallel size (TP·PP·CP at most 2^30 GPUs) and a token count.
+const (
+	maxParallel = 1 << 10
+	maxTokens   = 1 << 31
+)
+
+// parallel is a parallel size within [1, maxParallel].
+func parallel(v int) int { return min(max(v, 1), maxParallel) }

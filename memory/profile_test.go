@@ -54,13 +54,7 @@ func TestParseProfileErrors(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, err := ParseProfile("p.yaml", []byte(tt.text))
-			var ie *InputError
-			if !errors.As(err, &ie) {
-				t.Fatalf("got %v, want an InputError", err)
-			}
-			if !strings.Contains(err.Error(), tt.want) {
-				t.Errorf("got %q, want it to contain %q", err.Error(), tt.want)
-			}
+			wantInputError(t, err, tt.want)
 		})
 	}
 }

@@ -12,7 +12,7 @@ import (
 func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 	s := in.Settings
 	a := in.Arch
-	tp, pp := max(r.TP.Value, 1), max(r.PP.Value, 1)
+	tp, pp := parallel(r.TP.Value), parallel(r.PP.Value)
 	pb := precisionBytes(r.Precision, max(a.DtypeBytes, 1))
 	weights := float64(a.Params()) * float64(pb) / float64(tp*pp)
 	ctx := in.context()
@@ -37,7 +37,7 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 			page = 16
 		}
 		w.Engine = &Engine{Kind: kind, Fraction: r.MemFraction.Value, WeightsBytes: weights,
-			CellBytes: KVCellBytes(a, tp, pp, pb), PageSize: page, SeqTokens: int64(seq), Offloaded: offloaded,
+			CellBytes: KVCellBytes(a, tp, pp, pb), PageSize: page, SeqTokens: int64(min(max(seq, 0), maxTokens)), Offloaded: offloaded,
 			TP: tp, PP: pp, ChunkedPrefill: r.ChunkedPrefill.Value, CUDAGraphMaxBS: r.CUDAGraphMaxBS.Value,
 			ContextBytes: ctx.Total(), GraphBytes: graphs, ActivationBytes: in.Profile.EngineActivationBytes,
 			ContextSource: in.Profile.Source("cuda_context_gib") + " + " + in.Profile.Source("nccl_gib"),

@@ -102,34 +102,36 @@ func (r *slimeReader) str(name, def string) model.StringFact {
 	return f
 }
 
-func (r *slimeReader) int(name string, def int) model.IntFact {
-	f := model.IntFact{Value: def, Key: "--" + name}
+// flag reads a flag's value with parse; a value parse refuses is
+// reported at the flag, described by want.
+func flag[T any](r *slimeReader, name string, def T, want string, parse func(string) (T, bool)) (T, bool, model.Span) {
 	v, ok := r.flags[name]
 	if !ok {
-		return f
+		return def, false, model.Span{}
 	}
-	n, err := strconv.Atoi(strings.TrimSpace(v.Text))
-	if err != nil || n < 0 || n > archMax {
-		r.bad(v, name, fmt.Sprintf("a whole number from 0 to %d", archMax))
-		return f
+	x, good := parse(strings.TrimSpace(v.Text))
+	if !good {
+		r.diags = append(r.diags, model.Diagnostic{Code: model.CodeInvalidValue, Severity: model.SeverityError,
+			Summary: fmt.Sprintf("--%s must be %s, but got %q", name, want, clip(v.Text)), Primary: v.Span})
+		return def, false, model.Span{}
 	}
-	f.Value, f.Set, f.Span = n, true, v.Span
-	return f
+	return x, true, v.Span
+}
+
+func (r *slimeReader) int(name string, def int) model.IntFact {
+	v, set, span := flag(r, name, def, fmt.Sprintf("a whole number from 0 to %d", archMax), func(s string) (int, bool) {
+		n, err := strconv.Atoi(s)
+		return n, err == nil && n >= 0 && n <= archMax
+	})
+	return model.IntFact{Value: v, Set: set, Span: span, Key: "--" + name}
 }
 
 func (r *slimeReader) float(name string, def float64) model.FloatFact {
-	f := model.FloatFact{Value: def, Key: "--" + name}
-	v, ok := r.flags[name]
-	if !ok {
-		return f
-	}
-	x, err := strconv.ParseFloat(strings.TrimSpace(v.Text), 64)
-	if err != nil || !(x >= 0 && x <= 1) {
-		r.bad(v, name, "a number from 0 to 1")
-		return f
-	}
-	f.Value, f.Set, f.Span = x, true, v.Span
-	return f
+	v, set, span := flag(r, name, def, "a number from 0 to 1", func(s string) (float64, bool) {
+		x, err := strconv.ParseFloat(s, 64)
+		return x, err == nil && x >= 0 && x <= 1
+	})
+	return model.FloatFact{Value: v, Set: set, Span: span, Key: "--" + name}
 }
 
 // boolFact is a switch: present means true (argparse store_true).
@@ -157,9 +159,4 @@ func (r *slimeReader) switchPair(name string, def bool, implied ...model.BoolFac
 		f = model.BoolFact{Value: false, Set: true, Span: v.Span, Key: "--no-" + name}
 	}
 	return f
-}
-
-func (r *slimeReader) bad(v model.FlagValue, name, want string) {
-	r.diags = append(r.diags, model.Diagnostic{Code: model.CodeInvalidValue, Severity: model.SeverityError,
-		Summary: fmt.Sprintf("--%s must be %s, but got %q", name, want, clip(v.Text)), Primary: v.Span})
 }

@@ -20,7 +20,9 @@ type shape struct {
 	drivers  Drivers
 }
 
-func (s shape) tokens() int64 { return int64(s.seq) * int64(s.mbs) }
+func (s shape) tokens() int64 {
+	return int64(min(max(s.seq, 0), maxTokens)) * int64(min(max(s.mbs, 1), maxTokens))
+}
 
 // trainShape: packed micro-batches of the token cap under dynamic
 // batching, else micro-batch × sequence length.
@@ -57,10 +59,11 @@ func (in Input) logprobShape(t *model.TrainerSettings) shape {
 // response lengths.
 func (in Input) seqLength() (int, Drivers) {
 	b := in.Settings.Batch
+	tok := func(v int) int { return min(max(v, 0), maxTokens) }
 	if b.SeqLength.Value > 0 {
-		return b.SeqLength.Value, Drivers{intDriver(RoleSeqLength, b.SeqLength)}
+		return tok(b.SeqLength.Value), Drivers{intDriver(RoleSeqLength, b.SeqLength)}
 	}
-	return b.MaxPromptLength.Value + b.MaxResponseLength.Value,
+	return tok(b.MaxPromptLength.Value) + tok(b.MaxResponseLength.Value),
 		Drivers{intDriver(RoleSeqLength, b.MaxPromptLength), intDriver(RoleSeqLength, b.MaxResponseLength)}
 }
 

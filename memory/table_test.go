@@ -42,6 +42,7 @@ func TestTableParams(t *testing.T) {
 func TestLookupTable(t *testing.T) {
 	tests := []struct{ path, typ, want string }{
 		{"/path/to/model/DeepSeek-R1-Distill-Qwen-7B", "qwen2.5", "r1-distill-qwen-7b"},
+		{"/path/to/model/DeepSeek-R1-Distill-Qwen-32B/", "qwen2.5", "qwen2.5-32b"},
 		{"/path/to/model/Qwen3-30B-A3B-Base/", "qwen3_moe", "qwen3-30b-a3b"},
 		{"/path/to/model/Moonlight-16B-A3B-Instruct/", "deepseek_v3", "moonlight-16b-a3b"},
 		{"Qwen/Qwen2.5-Math-1.5B-Instruct", "", "qwen2.5-1.5b"},

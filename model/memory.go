@@ -4,9 +4,8 @@ package model
 // RLinf config (grammar) or from slime's flags (memory.SlimeSettings). Every
 // value keeps the position of the key that set it, so that a memory
 // diagnostic can point at the keys that drive it; a value whose Set is false
-// holds the framework's default and the position of the section it belongs
-// to, or none. Key names the key that set it (or, unset, the key that
-// would), for messages and fixes.
+// holds the framework's default and no position. Key names the key that set
+// it (or, unset, the key that would), for messages and fixes.
 
 // FloatFact is a number setting with its position.
 type FloatFact struct {

@@ -168,9 +168,9 @@ func (c *hfConfig) finish() (Arch, error) {
 	fam := strings.ToLower(a.ModelType + " " + strings.Join(c.architectures, " "))
 	a.TieEmbeddings = c.tie != nil && *c.tie
 	if c.tie == nil {
-		// PretrainedConfig defaults tie_word_embeddings to true; the
-		// families below set it false in their config classes.
-		a.TieEmbeddings = !strings.Contains(fam, "llama") && !strings.Contains(fam, "deepseek") && !strings.Contains(fam, "mistral")
+		// Absent: Gemma's config class ties; Llama, Qwen, Mistral and
+		// DeepSeek do not, and untied is the larger (safer) count.
+		a.TieEmbeddings = strings.Contains(fam, "gemma")
 	}
 	a.QKVBias = strings.Contains(fam, "qwen2") || c.attnBias != nil && *c.attnBias
 	a.QKNorm = strings.Contains(fam, "qwen3")

@@ -73,6 +73,7 @@ func (d *doc) config() *model.Config {
 		d.modelParallel(cfg)
 		d.runConfig(cfg)
 		d.sections(cfg)
+		cfg.Memory = d.memorySettings(cfg)
 	}
 	if e, ok := lookup(top, "inventory"); ok {
 		if cfg.Inventory = d.inventory(e.v); cfg.Inventory == nil {

@@ -19,6 +19,8 @@ type Config struct {
 	// after each component that has one (e.g. `rollout_judge:`), for the
 	// extra rollout engines of the multi-agent classes.
 	Sections map[string]SectionSizes
+	// Memory holds the settings GPU memory depends on (whole configs only).
+	Memory *MemorySettings
 	// Inventory is set when the config file carries a top-level `inventory:`.
 	Inventory *Inventory
 	// Broken names the node groups, components and inventory whose entries
@@ -181,19 +183,15 @@ type SectionSizes struct {
 	TensorParallel, PipelineParallel, DataParallel IntFact
 }
 
-// StringFact is a string setting with its position.
-type StringFact struct {
-	Value string
-	Set   bool
-	Span  Span
-}
-
 // IntFact is an integer setting with its position; Set is false when the
 // key is absent and Value holds the default.
 type IntFact struct {
 	Value int
 	Set   bool
 	Span  Span
+	// Key names the setting (`actor.model.tensor_model_parallel_size`,
+	// `--micro-batch-size`) where messages name it; "" when unnamed.
+	Key string
 }
 
 // BoolFact is a boolean setting with its position.
@@ -201,6 +199,7 @@ type BoolFact struct {
 	Value bool
 	Set   bool
 	Span  Span
+	Key   string
 }
 
 // Group returns the configured group with that label, or nil.
@@ -211,4 +210,20 @@ func (c *Config) Group(label string) *NodeGroup {
 		}
 	}
 	return nil
+}
+
+// FloatFact is a number setting with its position.
+type FloatFact struct {
+	Value float64
+	Set   bool
+	Span  Span
+	Key   string
+}
+
+// StringFact is a string setting with its position.
+type StringFact struct {
+	Value string
+	Set   bool
+	Span  Span
+	Key   string
 }

@@ -25,6 +25,9 @@ func TestExplainExamplesTrigger(t *testing.T) {
 		if len(e.Code) > 6 && (e.Code[5:7] == "07" || e.Code[5:7] == "08" || e.Code[5:7] == "09" || e.Code == "RLS-E0604") {
 			continue // slime, suggest, launch and topology merge test their own examples
 		}
+		if len(e.Code) > 6 && e.Code[5:7] == "10" {
+			continue // memory: proptest/memory_examples_test.go until check emits them
+		}
 		found := false
 		for _, mode := range []model.PlacementClass{model.PlacementClass(""), model.ClassModelParallel} {
 			o := pipeline.CheckBytes("example.yaml", []byte(e.Example), pipeline.Options{GPUsPerNode: -1, Class: mode})

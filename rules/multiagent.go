@@ -93,6 +93,9 @@ func subset(n string) func(*mpView) *Violation {
 func (x *mpView) exclusive() *Violation {
 	owner := map[int]string{}
 	for _, n := range x.names {
+		if model.SharedInMultiAgent(n) {
+			continue // read only because it shares an entry with an exclusive one
+		}
 		for _, g := range x.lists[n] {
 			if o, taken := owner[g]; taken {
 				x.mark(o, fmt.Sprintf("%s uses GPU %d", o, g))

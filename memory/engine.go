@@ -1,0 +1,110 @@
+package memory
+
+import (
+	"fmt"
+	"math"
+)
+
+// Engine is a rollout engine that sizes itself by a fraction at start:
+// SGLang takes mem_fraction_static of the memory free when it starts,
+// vLLM gpu_memory_utilization of the GPU's total. Its bytes are known only
+// on a GPU, once what starts before it is known (Aggregate resolves it).
+type Engine struct {
+	// Kind is "sglang" or "vllm".
+	Kind string
+	// Fraction is the fraction; 0 for SGLang's own default.
+	Fraction     float64
+	WeightsBytes float64
+	CellBytes    int64
+	PageSize     int
+	// SeqTokens is one sequence (prompt and response): the pool must hold
+	// at least that.
+	SeqTokens int64
+	// Offloaded engines release weights and KV cache between rollouts.
+	Offloaded bool
+	// TP and PP size the default fraction's reserve.
+	TP, PP         int
+	ChunkedPrefill int
+	CUDAGraphMaxBS int
+	// Residual bytes: context (and NCCL), CUDA graphs, runtime activations.
+	ContextBytes, GraphBytes, ActivationBytes int64
+	// Sources of the residual numbers.
+	ContextSource, GraphSource, ActivationSource string
+}
+
+// EngineState is an engine resolved on a GPU.
+type EngineState struct {
+	Component string  `json:"component"`
+	Kind      string  `json:"kind"`
+	Fraction  float64 `json:"fraction"`
+	// FreeAtStart is the memory the engine finds free when it starts.
+	FreeAtStart int64 `json:"free_at_start_bytes"`
+	// Budget is what it reserves: fraction × free (SGLang) or × total (vLLM).
+	Budget int64 `json:"budget_bytes"`
+	// KVBytes and Tokens are its KV pool and the tokens that fit; Seqs how
+	// many sequences of SeqTokens.
+	KVBytes   int64 `json:"kv_bytes"`
+	Tokens    int64 `json:"kv_tokens"`
+	SeqTokens int64 `json:"seq_tokens"`
+	// StartFails is true when vLLM refuses to start (less free than its
+	// budget) or SGLang's pool is empty.
+	StartFails bool `json:"start_fails"`
+}
+
+// resolve sizes the engine on a GPU of capacity bytes where others bytes
+// are resident when it starts, and returns its usage per phase, at start
+// and after start.
+func (e *Engine) resolve(component string, capacity, others int64) (EngineState, [NumPhases]Usage, Usage) {
+	free := max(capacity-others-e.ContextBytes, 0)
+	st := EngineState{Component: component, Kind: e.Kind, Fraction: e.Fraction, FreeAtStart: free, SeqTokens: e.SeqTokens}
+	if st.Fraction <= 0 {
+		st.Fraction = SGLangDefaultFraction(capacity, e.TP, e.PP, e.ChunkedPrefill, e.CUDAGraphMaxBS)
+	}
+	var budgetSrc string
+	if e.Kind == "vllm" {
+		st.Budget = VLLMBudget(capacity, st.Fraction)
+		st.StartFails = st.Budget > free
+		st.KVBytes = max(st.Budget-clampBytes(e.WeightsBytes)-e.ActivationBytes-e.GraphBytes-e.ContextBytes, 0)
+		if e.CellBytes > 0 {
+			st.Tokens = st.KVBytes / e.CellBytes
+		}
+		budgetSrc = fmt.Sprintf("vLLM budget ceil(total %s × gpu_memory_utilization %g)", gib(capacity), st.Fraction)
+	} else {
+		pool := SGLangKVPool(float64(free)/GiB, st.Fraction, e.WeightsBytes, e.CellBytes, e.PageSize)
+		st.Budget = clampBytes(math.Floor(float64(free) * st.Fraction))
+		st.KVBytes, st.Tokens = clampBytes(pool.RestGiB*GiB), pool.Tokens
+		st.StartFails = !pool.OK()
+		budgetSrc = fmt.Sprintf("SGLang mem_fraction_static %g × free at start %s (weights %s + KV pool %s, %d tokens)",
+			st.Fraction, gib(free), gib(clampBytes(e.WeightsBytes)), gib(st.KVBytes), st.Tokens)
+	}
+	ctx := part(KindContext, float64(e.ContextBytes), e.ContextSource)
+	graphs := part(KindGraphs, float64(e.GraphBytes), e.GraphSource)
+	budget := part(KindBudget, float64(st.Budget), budgetSrc)
+	running := Usage{ctx, budget, graphs}
+	if e.Kind != "vllm" {
+		// SGLang's activations live outside its fraction; vLLM's inside.
+		running = append(running, part(KindEngineWork, float64(e.ActivationBytes), e.ActivationSource))
+	}
+	var phases [NumPhases]Usage
+	released := Usage{ctx, graphs}
+	for p := range phases {
+		phases[p] = running
+		if e.Offloaded && Phase(p) != PhaseRollout && Phase(p) != PhaseInit {
+			phases[p] = released
+		}
+	}
+	if e.Offloaded {
+		// The weights are part of the budget (an engine whose weights
+		// exceed it does not start, which checkEngines reports).
+		w := min(e.WeightsBytes, float64(st.Budget))
+		phases[PhaseWeightSync] = Usage{ctx, graphs, part(KindWeights, w, "the engine's weights, resumed for the sync")}
+	}
+	after := running
+	if e.Offloaded {
+		after = released
+	}
+	return st, phases, after
+}
+
+// gib formats bytes as GiB for sources and messages.
+func gib(b int64) string { return fmt.Sprintf("%.2f GiB", float64(b)/GiB) }

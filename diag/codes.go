@@ -163,10 +163,12 @@ var explanations = []Explanation{
 	{
 		Code:  model.CodeUnresolvedInterp,
 		Title: "unresolvable ${...} interpolation",
-		Text: "OmegaConf resolves ${...} references when RLinf reads the config, e.g. ${runner.nodes} or " +
-			"${oc.env:VAR}. rlsolve resolves the ones it can; when a reference points at a key the file " +
-			"lacks, or needs a resolver or environment rlsolve cannot see, the value is unknown and the " +
-			"placement cannot be checked. Write the value itself, or point the reference at a key in the file.",
+		Text: "OmegaConf resolves ${...} references when RLinf reads the config, e.g. ${runner.nodes}, " +
+			"${oc.env:VAR} or ${subtract:${a}, ${b}}. rlsolve resolves references to keys of the composed " +
+			"config and evaluates RLinf's resolvers (multiply, int_div, subtract, not) and OmegaConf's oc.env, " +
+			"oc.select and oc.decode; when a reference points at a key the config lacks, a relative key, an " +
+			"unset environment variable or another resolver, the value is unknown where placement needs it. " +
+			"Write the value itself, or point the reference at a key in the config.",
 		Example: `cluster:
   num_nodes: ${runner.nodes}
   component_placement:

@@ -11,17 +11,17 @@ func (d *doc) modelParallel(cfg *model.Config) {
 	read := func(f *model.IntFact, def int, paths ...string) {
 		f.Value = def
 		for _, p := range paths {
-			n := d.path(p)
+			n := d.Path(p)
 			if n == nil {
 				continue
 			}
-			f.Span = d.span(n)
-			v, _, ok := d.integer(n, p)
+			f.Span = d.Span(n)
+			v, _, ok := d.Integer(n, p)
 			if !ok {
 				return
 			}
 			if v < 1 {
-				d.errorf(model.CodeMPSizes, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", p, v)
+				d.Errorf(model.CodeMPSizes, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", p, v)
 				return
 			}
 			f.Value, f.Set = v, true
@@ -36,9 +36,9 @@ func (d *doc) modelParallel(cfg *model.Config) {
 	read(&mp.InferenceTP, mp.ActorTP.Value, "inference.model.tensor_model_parallel_size", "actor_inference.model.tensor_model_parallel_size")
 	mp.Present = mp.ActorTP.Set || mp.RolloutTP.Set
 	mp.RecomputeLogprobs.Value = true
-	if n := d.path("algorithm.recompute_logprobs"); n != nil {
-		if b, v, ok := d.boolean(n, "algorithm.recompute_logprobs"); ok {
-			mp.RecomputeLogprobs = model.BoolFact{Value: b, Set: true, Span: v.span}
+	if n := d.Path("algorithm.recompute_logprobs"); n != nil {
+		if b, v, ok := d.Boolean(n, "algorithm.recompute_logprobs"); ok {
+			mp.RecomputeLogprobs = model.BoolFact{Value: b, Set: true, Span: v.Span}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -64,39 +65,39 @@ func LoadSlime(file string, data []byte, lim Limits, required bool) (*model.Slim
 		lim = DefaultLimits
 	}
 	d := parseDoc(file, data, lim)
-	if d.root == nil {
-		return nil, d.diags
+	if d.Root == nil {
+		return nil, d.Diags
 	}
-	root := deref(d.root)
+	root := yamlpos.Deref(d.Root)
 	if root.Kind != yaml.MappingNode {
-		d.errorf(model.CodeWrongType, d.span(root), "expected a mapping", "%s must be a YAML mapping with a `slime:` key", file)
-		return nil, d.diags
+		d.Errorf(model.CodeWrongType, d.Span(root), "expected a mapping", "%s must be a YAML mapping with a `slime:` key", file)
+		return nil, d.Diags
 	}
-	top := d.mapping(root)
+	top := d.Mapping(root)
 	first := model.Span{File: file, Line: 1, Col: 1, EndLine: 1, EndCol: 2}
 	cfg := &model.SlimeConfig{Source: file, Span: first, End: first}
-	e, ok := lookup(top, "slime")
+	e, ok := yamlpos.Lookup(top, "slime")
 	switch {
 	case ok:
-		cfg.Span = d.keySpan(e.k)
+		cfg.Span = d.Span(e.K)
 		cfg.End = cfg.Span
-		d.slime(cfg, e.v)
+		d.slime(cfg, e.V)
 	case required:
-		diag := d.errorf(model.CodeMissingField, first, "", "%s has no `slime:` section", file)
+		diag := d.Errorf(model.CodeMissingField, first, "", "%s has no `slime:` section", file)
 		diag.Help = []model.Fix{{Message: "add `slime:` with the placement flags (actor_num_nodes, rollout_num_gpus, ...), or pass them with --slime"}}
-		return nil, d.diags
+		return nil, d.Diags
 	}
-	if e, ok := lookup(top, "inventory"); ok {
-		cfg.Inventory = d.inventory(e.v)
+	if e, ok := yamlpos.Lookup(top, "inventory"); ok {
+		cfg.Inventory = d.inventory(e.V)
 		if cfg.Inventory == nil {
-			return nil, d.diags
+			return nil, d.Diags
 		}
 	}
-	return cfg, d.diags
+	return cfg, d.Diags
 }
 
 func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
-	n = deref(n)
+	n = yamlpos.Deref(n)
 	if n == nil || n.Tag == "!!null" {
 		return
 	}
@@ -105,7 +106,7 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		d.errorf(model.CodeWrongType, d.span(n), "expected a mapping", "`slime` must be a mapping of flags (or a string of them), but got %s", kindName(n))
+		d.Errorf(model.CodeWrongType, d.Span(n), "expected a mapping", "`slime` must be a mapping of flags (or a string of them), but got %s", yamlpos.KindName(n))
 		return
 	}
 	var names []string
@@ -114,13 +115,13 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 	}
 	var ignored []string
 	var ignSpan model.Span
-	for _, e := range d.mapping(n) {
-		key, ok := slimeKeyByYAML(e.key)
-		ks := d.keySpan(e.k)
+	for _, e := range d.Mapping(n) {
+		key, ok := slimeKeyByYAML(e.Key)
+		ks := d.Span(e.K)
 		if !ok {
-			norm := strings.ReplaceAll(strings.TrimLeft(e.key, "-"), "-", "_")
+			norm := strings.ReplaceAll(strings.TrimLeft(e.Key, "-"), "-", "_")
 			if near := fuzzy.Nearest(norm, names); near != "" && !strings.HasPrefix(norm, "sglang_") {
-				diag := d.errorf(model.CodeSlimeFlag, ks, "unknown key", "unknown slime key `%s`; did you mean `%s`?", e.key, near)
+				diag := d.Errorf(model.CodeSlimeFlag, ks, "unknown key", "unknown slime key `%s`; did you mean `%s`?", e.Key, near)
 				diag.Why = "A misspelt placement key would leave its default in force."
 				diag.Help = []model.Fix{{Message: fmt.Sprintf("write `%s`", near), Edits: []model.Edit{{Span: ks, NewText: near}}}}
 				continue
@@ -128,31 +129,31 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 			if len(ignored) == 0 {
 				ignSpan = ks
 			}
-			ignored = append(ignored, e.key)
+			ignored = append(ignored, e.Key)
 			continue
 		}
 		info := key.Info()
 		what := "slime." + info.Key
-		v := model.SlimeValue{Set: true, ValueSpan: d.span(e.v)}
+		v := model.SlimeValue{Set: true, ValueSpan: d.Span(e.V)}
 		if info.Bool {
-			b, val, ok := d.boolean(e.v, what)
+			b, val, ok := d.Boolean(e.V, what)
 			if !ok {
 				continue
 			}
-			v.Value, v.ValueSpan = b2i(b), val.span
+			v.Value, v.ValueSpan = b2i(b), val.Span
 			v.Text = fmt.Sprintf("%s: %v", info.Key, b)
 		} else {
-			x, val, ok := d.integer(e.v, what)
+			x, val, ok := d.Integer(e.V, what)
 			if !ok {
 				continue
 			}
-			v.ValueSpan = val.span
+			v.ValueSpan = val.Span
 			if x < 1 || x > MaxSlimeValue {
 				label, msg := "must be positive", fmt.Sprintf("%s must be at least 1, but is %d", what, x)
 				if x > MaxSlimeValue {
 					label, msg = "too large", fmt.Sprintf("%s is %d; rlsolve accepts at most %d", what, x, MaxSlimeValue)
 				}
-				d.errorf(model.CodeSlimeValue, val.span, label, "%s", msg)
+				d.Errorf(model.CodeSlimeValue, val.Span, label, "%s", msg)
 				continue
 			}
 			v.Value = x
@@ -165,7 +166,7 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 		cfg.Values[key] = v
 	}
 	if len(ignored) > 0 {
-		d.diags = append(d.diags, model.Diagnostic{Code: model.NoteSlimeIgnored, Severity: model.SeverityNote,
+		d.Diags = append(d.Diags, model.Diagnostic{Code: model.NoteSlimeIgnored, Severity: model.SeverityNote,
 			Summary:      fmt.Sprintf("ignored %d key(s) under slime: that do not affect placement: %s", len(ignored), quoteList(ignored)),
 			Primary:      ignSpan,
 			PrimaryLabel: "not a placement flag",
@@ -176,19 +177,19 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 // slimeString reads `slime: "--actor-num-nodes 2 ..."`, with positions
 // inside the scalar when it is written on one line as it reads.
 func (d *doc) slimeString(cfg *model.SlimeConfig, n *yaml.Node) {
-	v, ok := d.str(n, "slime")
+	v, ok := d.Scalar(n, "slime")
 	if !ok {
 		return
 	}
-	s := v.py.str
-	loc := &slimeLocator{file: d.file, s: s, at: func(off int) (int, int) {
-		if v.exact && v.span.EndLine == v.span.Line {
-			return v.span.Line, v.span.Col + min(max(off, 0), len(s))
+	s := v.Py.Str
+	loc := &slimeLocator{file: d.File(), s: s, at: func(off int) (int, int) {
+		if v.Exact && v.Span.EndLine == v.Span.Line {
+			return v.Span.Line, v.Span.Col + min(max(off, 0), len(s))
 		}
-		return v.span.Line, v.span.Col
+		return v.Span.Line, v.Span.Col
 	}}
 	inner, ds := parseSlimeFlags(s, loc, d.limits)
-	d.diags = append(d.diags, ds...)
+	d.Diags = append(d.Diags, ds...)
 	if inner == nil {
 		return
 	}

@@ -1,9 +1,11 @@
 package pipeline_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/strategies"
@@ -18,6 +20,7 @@ func TestExplainExamplesTrigger(t *testing.T) {
 		model.CodeFileRead:       "a file that cannot be read, not a config",
 		model.CodeNodeIndexRange: "Go library's Node strategy; configs get RLS-E0411 first",
 		model.CodeHardwareRange:  "Go library's strategies; configs get RLS-E0203 first",
+		model.NoteSearchPath:     "needs a folder of configs above the example; grammar's composition tests trigger it",
 	}
 	for _, e := range diag.Codes() {
 		if _, skip := elsewhere[e.Code]; skip {
@@ -27,8 +30,9 @@ func TestExplainExamplesTrigger(t *testing.T) {
 			continue // slime, suggest, launch and topology merge test their own examples
 		}
 		found := false
+		ovs := exampleOverrides(t, e.Example)
 		for _, mode := range []strategies.Mode{strategies.ModeDetect, strategies.ModeModelParallel} {
-			o := pipeline.CheckBytes("example.yaml", []byte(e.Example), pipeline.Options{GPUsPerNode: -1, Mode: mode})
+			o := pipeline.CheckBytes("example.yaml", []byte(e.Example), pipeline.Options{GPUsPerNode: -1, Mode: mode, Overrides: ovs})
 			for _, d := range o.Diagnostics {
 				found = found || d.Code == e.Code
 			}
@@ -37,4 +41,19 @@ func TestExplainExamplesTrigger(t *testing.T) {
 			t.Errorf("%s (%s): its explain example does not trigger it", e.Code, e.Title)
 		}
 	}
+}
+
+// exampleOverrides reads the overrides an example's first line gives, as
+// in `# rlsolve check example.yaml cluster.num_nodes=2`.
+func exampleOverrides(t *testing.T, example string) grammar.Overrides {
+	first, _, _ := strings.Cut(example, "\n")
+	args, ok := strings.CutPrefix(first, "# rlsolve check example.yaml ")
+	if !ok {
+		return grammar.Overrides{}
+	}
+	ovs, err := grammar.ParseOverrides(strings.Fields(args))
+	if err != nil {
+		t.Fatalf("example overrides %q: %v", args, err)
+	}
+	return ovs
 }

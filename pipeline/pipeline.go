@@ -28,6 +28,9 @@ type Options struct {
 	// SolverBudget bounds the solver (0: its default).
 	SolverBudget time.Duration
 	Limits       grammar.Limits
+	// Overrides are Hydra command-line overrides, applied to an RLinf
+	// config after its defaults list is composed.
+	Overrides grammar.Overrides
 }
 
 // Outcome is everything known about one config file.
@@ -131,7 +134,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 		opt.Limits = grammar.DefaultLimits
 	}
 	o := &Outcome{File: file}
-	cfg, ds := grammar.LoadConfig(file, data, opt.Limits)
+	cfg, ds := grammar.LoadConfigWith(file, data, grammar.ConfigOptions{Limits: opt.Limits, Overrides: opt.Overrides})
 	o.Config, o.Diagnostics = cfg, ds
 	// Placement still runs after errors in some entries, so that one run
 	// reports every independent problem; it needs a usable node count.

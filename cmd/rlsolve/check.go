@@ -17,13 +17,19 @@ func newCheck() *cobra.Command {
 	var in inputFlags
 	var output string
 	c := &cobra.Command{
-		Use:   "check FILE...",
+		Use:   "check FILE... [KEY=VALUE...]",
 		Short: "Validate configs: every problem with file:line:col and a way out",
 		Long: `check runs every validation RLinf makes (including those RLinf only makes when
 it launches workers) and rlsolve's own (YAML 1.1 surprises, D1-D13 of the spec).
 Diagnostics go to stderr as code frames; --output json|sarif prints a document
-on stdout instead.`,
+on stdout instead.
+
+A config's Hydra defaults list is composed as RLinf's entry points compose it
+(config groups beside the file and in hydra.searchpath), then Hydra overrides
+after the files apply: key=value, +key=value (add), ++key=value (add or set),
+~key (delete), group=option. Values they set point at <command line>.`,
 		Example: `  rlsolve check train.yaml
+  rlsolve check train.yaml cluster.num_nodes=2 actor.model.tensor_model_parallel_size=4
   rlsolve check train.yaml --inventory cluster.yaml --strict
   rlsolve check configs/*.yaml --output short
   rlsolve check train.yaml --output sarif > rlsolve.sarif`,
@@ -36,6 +42,13 @@ on stdout instead.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := in.strategyMode(); err != nil {
 				return err
+			}
+			args, err := in.files(args)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 && in.slime == "" {
+				return usageErrorf("check needs a config FILE before its overrides")
 			}
 			if in.slime != "" || pipeline.AnySlimeFile(args) {
 				return checkSlime(&in, args, output)
@@ -54,7 +67,7 @@ on stdout instead.`,
 					outs = append(outs, in.analyze(f, inv))
 				}
 			}
-			if err := printCheck(outs, output, in.strict); err != nil {
+			if err := printCheck(outs, output, in.strict, in.sources()); err != nil {
 				return err
 			}
 			return exitFor(outs, in.strict)
@@ -66,14 +79,13 @@ on stdout instead.`,
 	return c
 }
 
-func printCheck(outs []*pipeline.Outcome, output string, strict bool) error {
+func printCheck(outs []*pipeline.Outcome, output string, strict bool, src diag.Sources) error {
 	var all model.Diagnostics
 	for _, o := range outs {
 		all = append(all, o.Diagnostics...)
 	}
 	switch output {
 	case "text":
-		src := diag.DiskSources()
 		for _, o := range outs {
 			diag.Text(os.Stderr, o.Diagnostics, src, useColor())
 			diag.Summary(os.Stderr, o.Diagnostics, o.File)
@@ -112,7 +124,7 @@ func checkSlime(in *inputFlags, args []string, output string) error {
 	default:
 		return usageErrorf("--output must be text, short, json or sarif, not %q", output)
 	}
-	src := diag.DiskSources()
+	src := in.sources()
 	inv, bad := in.loadInventory()
 	var outs []*pipeline.Outcome
 	if bad != nil {
@@ -135,7 +147,7 @@ func checkSlime(in *inputFlags, args []string, output string) error {
 		}
 	}
 	if output != "text" {
-		if err := printCheck(outs, output, in.strict); err != nil {
+		if err := printCheck(outs, output, in.strict, src); err != nil {
 			return err
 		}
 		return exitFor(outs, in.strict)

@@ -21,25 +21,31 @@ func newPlan() *cobra.Command {
 	var output, component string
 	var rank int
 	c := &cobra.Command{
-		Use:   "plan FILE",
+		Use:   "plan FILE [KEY=VALUE...]",
 		Short: "Show where every worker lands: node, GPUs, ranks, environment",
 		Long: `plan expands a valid config into one record per worker, with RLinf's placement
 fields, the host and address the inventory knows, and the exact environment
 the worker gets. A table by default; --output json is a versioned document for
 scripts; --output env prints 'export K=V' lines for one worker.`,
 		Example: `  rlsolve plan train.yaml
+  rlsolve plan train.yaml cluster.num_nodes=4 --gpus-per-node 8
   rlsolve plan train.yaml --inventory cluster.yaml --output json | jq '.components.actor.placements[0]'
   rlsolve plan train.yaml --output env --component rollout --rank 3`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if in.slime != "" {
-				return cobra.MaximumNArgs(1)(cmd, args) // the --slime flags are the layout; FILE is optional
+			files, err := in.files(args)
+			if err != nil {
+				return err
 			}
-			return cobra.ExactArgs(1)(cmd, args)
+			if in.slime != "" {
+				return cobra.MaximumNArgs(1)(cmd, files) // the --slime flags are the layout; FILE is optional
+			}
+			return cobra.ExactArgs(1)(cmd, files)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := in.strategyMode(); err != nil {
 				return err
 			}
+			args, _ = in.files(args)
 			if in.slime != "" || pipeline.AnySlimeFile(args) {
 				return planSlime(&in, args, output, component, rank)
 			}
@@ -59,7 +65,7 @@ scripts; --output env prints 'export K=V' lines for one worker.`,
 				return exitFor([]*pipeline.Outcome{bad}, in.strict)
 			}
 			o := in.analyze(args[0], inv)
-			diag.Text(os.Stderr, o.Diagnostics, diag.DiskSources(), useColor())
+			diag.Text(os.Stderr, o.Diagnostics, in.sources(), useColor())
 			if o.Failed(in.strict) || o.Result == nil || o.Result.Plan == nil {
 				diag.Summary(os.Stderr, o.Diagnostics, o.File)
 				strictNote(o, in.strict)

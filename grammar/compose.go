@@ -4,6 +4,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/yamlpos"
@@ -100,6 +101,11 @@ func compose(file string, data []byte, opt ConfigOptions) *doc {
 	c.expand(root, true, 0)
 	c.ov.ensureUsed()
 	list := c.list(root)
+	// Hydra walks each defaults list from its end; report in file order.
+	sort.SliceStable(d.Diags[before:], func(i, j int) bool {
+		a, b := d.Diags[before+i].Primary, d.Diags[before+j].Primary
+		return a.File < b.File || a.File == b.File && (a.Line < b.Line || a.Line == b.Line && a.Col < b.Col)
+	})
 	if hasErrorsSince(d.Diags, before) {
 		d.Root = nil
 		return d

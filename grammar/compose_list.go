@@ -77,6 +77,9 @@ func (c *composer) notFound(h *hydraDefault) {
 			diag.Help = []model.Fix{{Message: "the folder holds: " + strings.Join(limitList(opts, 12), ", ")}}
 		}
 	}
+	for _, u := range c.repo.unset {
+		diag.Help = append(diag.Help, model.Fix{Message: "hydra.searchpath's " + u + " was not searched: set the variable as RLinf's run script does"})
+	}
 	if h.group && !h.optional {
 		diag.Help = append(diag.Help, model.Fix{Message: fmt.Sprintf("or mark the entry `optional %s` if the config may be absent", strings.TrimPrefix(h.describe(), "override "))})
 	}

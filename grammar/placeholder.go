@@ -14,12 +14,19 @@ import (
 // user to fill in: /path/to/python, /path/to/model/Qwen2.5-1.5B/, /PATH/TO/MODEL.
 var placeholderPath = regexp.MustCompile(`(?i)^/path/to(/|$)`)
 
-// placeholders warns about every placeholder path in the composed config
+// placeholders warns about each placeholder path in the composed config
 // (D17): RLinf reads it as it is and fails when a worker starts with it or
-// loads from it, minutes into a run. A value composed at two places is
-// reported once.
+// loads from it, minutes into a run. One warning per placeholder, at its
+// first place, with its other places as labels; a value composed at two
+// places counts once.
 func (d *doc) placeholders() {
 	seen := map[*yaml.Node]bool{}
+	type use struct {
+		n    *yaml.Node
+		path string
+	}
+	var order []string
+	uses := map[string][]use{}
 	var walk func(n *yaml.Node, path string)
 	walk = func(n *yaml.Node, path string) {
 		n = yamlpos.Deref(n)
@@ -38,14 +45,24 @@ func (d *doc) placeholders() {
 			}
 		case yaml.ScalarNode:
 			if placeholderPath.MatchString(n.Value) {
-				d.placeholder(n, path)
+				if uses[n.Value] == nil {
+					order = append(order, n.Value)
+				}
+				uses[n.Value] = append(uses[n.Value], use{n, path})
 			}
 		}
 	}
 	walk(d.Root, "")
+	for _, v := range order {
+		first := uses[v][0]
+		w := d.placeholder(first.n, first.path)
+		for _, u := range uses[v][1:] {
+			w.Labels = append(w.Labels, model.Label{Span: d.Span(u.n), Message: u.path + " too"})
+		}
+	}
 }
 
-func (d *doc) placeholder(n *yaml.Node, path string) {
+func (d *doc) placeholder(n *yaml.Node, path string) *model.Diagnostic {
 	key := path[strings.LastIndexAny(path, ".]")+1:]
 	what := "RLinf reads it as it is and fails when it loads from it"
 	if key == "python_interpreter_path" {
@@ -53,6 +70,7 @@ func (d *doc) placeholder(n *yaml.Node, path string) {
 	}
 	w := d.Warnf(model.WarnPlaceholder, d.Span(n), "a placeholder", "%s is the placeholder `%s`: %s", path, n.Value, what)
 	w.Help = []model.Fix{{Message: "replace it with the real path (or override it on the command line: " + path + "=PATH)"}}
+	return w
 }
 
 func join(path, key string) string {

@@ -44,6 +44,9 @@ type repo struct {
 	opt   *ConfigOptions
 	cache map[string]*loaded // by config path; nil for "not found"
 	files int
+	// unset lists hydra.searchpath entries left out: they name an unset
+	// environment variable and no folder above the config matches.
+	unset []string
 }
 
 // exists reports whether path (a file or a folder) exists.
@@ -210,10 +213,30 @@ func (r *repo) searchPath(primary *yaml.Node) {
 		} else if len(unset) == 0 {
 			root.dir = filepath.FromSlash(path)
 		}
-		if root.dir != "" {
+		switch {
+		case root.dir == "":
+			r.unset = append(r.unset, fmt.Sprintf("`%s` (%s is not set)", item.Value, strings.Join(unset, ", ")))
+		case !r.hasRoot(root.dir):
 			r.roots = append(r.roots, root)
 		}
 	}
+}
+
+func (r *repo) hasRoot(dir string) bool {
+	for _, root := range r.roots {
+		if mustAbs(root.dir) == mustAbs(dir) {
+			return true
+		}
+	}
+	return false
+}
+
+func mustAbs(p string) string {
+	a, err := filepath.Abs(p)
+	if err != nil {
+		return filepath.Clean(p)
+	}
+	return a
 }
 
 // guessFolder finds the nearest folder above the primary config's folder

@@ -24,14 +24,14 @@ func (d *Doc) interpolate(n *yaml.Node, what string) (Value, bool) {
 	sp := d.Span(n)
 	fail := Value{Node: n, Span: sp}
 	if d.resolving[n] {
-		d.Errorf(model.CodeUnresolvedInterp, sp, "refers back to itself", "%s: interpolation cycle in `%s`", what, n.Value)
+		d.errorOnce(n, model.CodeUnresolvedInterp, sp, "refers back to itself", "%s: interpolation cycle in `%s`", what, n.Value)
 		return fail, false
 	}
 	d.resolving[n] = true
 	defer delete(d.resolving, n)
 	parts, perr := parseText(n.Value)
 	if perr != "" {
-		d.Errorf(model.CodeUnresolvedInterp, sp, "not an interpolation OmegaConf reads", "%s: `%s`: %s", what, n.Value, perr)
+		d.errorOnce(n, model.CodeUnresolvedInterp, sp, "not an interpolation OmegaConf reads", "%s: `%s`: %s", what, n.Value, perr)
 		return fail, false
 	}
 	r := &resolver{d: d, n: n, what: what, span: sp}
@@ -69,7 +69,7 @@ func (r *resolver) at(i, j int) model.Span {
 func (r *resolver) text(it *interp) string { return r.n.Value[it.start:it.end] }
 
 func (r *resolver) errorf(it *interp, label, format string, args ...any) *model.Diagnostic {
-	return r.d.Errorf(model.CodeUnresolvedInterp, r.at(it.start, it.end), label, format, args...)
+	return r.d.errorOnce(r.n, model.CodeUnresolvedInterp, r.at(it.start, it.end), label, format, args...)
 }
 
 // join resolves pieces into one string, bounded by MaxStringBytes so that
@@ -86,7 +86,7 @@ func (r *resolver) join(parts []piece) (string, bool) {
 			s = pv.Str
 		}
 		if b.Len()+len(s) > r.d.lim.MaxStringBytes {
-			r.d.Errorf(model.CodeLimit, r.span, "expands too far", "%s: the interpolations expand past %d bytes", r.what, r.d.lim.MaxStringBytes)
+			r.d.errorOnce(r.n, model.CodeLimit, r.span, "expands too far", "%s: the interpolations expand past %d bytes", r.what, r.d.lim.MaxStringBytes)
 			return "", false
 		}
 		b.WriteString(s)

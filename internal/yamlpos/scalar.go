@@ -46,13 +46,10 @@ func (d *Doc) MissingValue(n *yaml.Node, what string) bool {
 		return false
 	}
 	n = Deref(n)
-	if !d.reported[n] {
-		d.reported[n] = true
-		diag := d.Errorf(model.CodeMandatoryMissing, d.Span(n), "never given",
-			"%s is `???`, a mandatory value that was never given", what)
-		diag.Why = "OmegaConf reads `???` as a value that must be set before it is used; RLinf fails when it reads it."
-		diag.Help = []model.Fix{{Message: "give the value in the config, or on the command line as KEY=VALUE after the file"}}
-	}
+	diag := d.errorOnce(n, model.CodeMandatoryMissing, d.Span(n), "never given",
+		"%s is `???`, a mandatory value that was never given", what)
+	diag.Why = "OmegaConf reads `???` as a value that must be set before it is used; RLinf fails when it reads it."
+	diag.Help = []model.Fix{{Message: "give the value in the config, or on the command line as KEY=VALUE after the file"}}
 	return true
 }
 
@@ -76,11 +73,11 @@ func (d *Doc) scalar(n *yaml.Node, what string, want Kind) (Value, bool) {
 		return Value{Span: sp}, false
 	}
 	if n.Kind != yaml.ScalarNode {
-		d.Errorf(model.CodeWrongType, sp, "expected a scalar", "%s must be a scalar, but got %s", what, KindName(n))
+		d.errorOnce(n, model.CodeWrongType, sp, "expected a scalar", "%s must be a scalar, but got %s", what, KindName(n))
 		return Value{Node: n, Span: sp}, false
 	}
 	if len(n.Value) > d.lim.MaxStringBytes {
-		d.Errorf(model.CodeLimit, sp, "too long", "%s is %d bytes long; the limit is %d", what, len(n.Value), d.lim.MaxStringBytes)
+		d.errorOnce(n, model.CodeLimit, sp, "too long", "%s is %d bytes long; the limit is %d", what, len(n.Value), d.lim.MaxStringBytes)
 		return Value{Node: n, Span: sp}, false
 	}
 	if d.MissingValue(n, what) {
@@ -125,7 +122,7 @@ func (d *Doc) surprise(n *yaml.Node, v Value, what string, want Kind) {
 	if text != "" {
 		summary += fmt.Sprintf("; %s: `%s`", verb, text)
 	}
-	diag := d.Errorf(model.CodeYAML11, d.Span(n), fmt.Sprintf("RLinf reads this as %s", v.Py.Str), "%s", summary)
+	diag := d.errorOnce(n, model.CodeYAML11, d.Span(n), fmt.Sprintf("RLinf reads this as %s", v.Py.Str), "%s", summary)
 	diag.Why = "RLinf loads YAML 1.1 (PyYAML), where unquoted values like 1:0 (base 60), 010 (octal), 1_0 and yes/no/on/off are numbers or booleans; rlsolve refuses the surprise instead of guessing."
 	if fix != "" {
 		diag.Help = []model.Fix{{Message: fix, Edits: []model.Edit{{Span: d.TokenSpan(n), NewText: text}}}}
@@ -139,11 +136,11 @@ func (d *Doc) Integer(n *yaml.Node, what string) (int, Value, bool) {
 		return 0, v, false
 	}
 	if v.Py.Kind != Int {
-		d.Errorf(model.CodeWrongType, v.Span, "not an integer", "%s must be an integer, but got %s", what, Describe(v))
+		d.errorOnce(v.Node, model.CodeWrongType, v.Span, "not an integer", "%s must be an integer, but got %s", what, Describe(v))
 		return 0, v, false
 	}
 	if !v.Py.IntOK {
-		d.Errorf(model.CodeLimit, v.Span, "too large", "%s is too large: %s", what, v.Py.Str)
+		d.errorOnce(v.Node, model.CodeLimit, v.Span, "too large", "%s is too large: %s", what, v.Py.Str)
 		return 0, v, false
 	}
 	return v.Py.Int, v, true
@@ -156,7 +153,7 @@ func (d *Doc) Boolean(n *yaml.Node, what string) (bool, Value, bool) {
 		return false, v, false
 	}
 	if v.Py.Kind != Bool {
-		d.Errorf(model.CodeWrongType, v.Span, "not a boolean", "%s must be true or false, but got %s", what, Describe(v))
+		d.errorOnce(v.Node, model.CodeWrongType, v.Span, "not a boolean", "%s must be true or false, but got %s", what, Describe(v))
 		return false, v, false
 	}
 	return v.Py.Str == "True", v, true
@@ -173,4 +170,18 @@ func Describe(v Value) string {
 		return "the number " + v.Text
 	}
 	return describePy(v.Py)
+}
+
+// errorOnce records an error about node n unless one is recorded already:
+// a value read twice (composed at two places, or read by check and by
+// suggest's model) is reported once. The diagnostic returned may take
+// more detail; a repeat gets a detached one.
+func (d *Doc) errorOnce(n *yaml.Node, code string, at model.Span, label, format string, args ...any) *model.Diagnostic {
+	if n != nil && d.reported[n] {
+		return &model.Diagnostic{}
+	}
+	if n != nil {
+		d.reported[n] = true
+	}
+	return d.Errorf(code, at, label, format, args...)
 }

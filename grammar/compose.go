@@ -88,6 +88,10 @@ func compose(file string, data []byte, opt ConfigOptions) *doc {
 	r.roots = []*searchRoot{{dir: filepath.Dir(file)}}
 	r.searchPath(primary.root)
 	groups, config := d.split(opt.Overrides, r)
+	if composeFailed(d.Diags, 0) {
+		d.Root = nil // a defaults list Hydra cannot read
+		return d
+	}
 	if len(primary.defaults) == 0 && len(groups) == 0 {
 		d.Root = dropKey(d, primary.root, "hydra")
 		d.applyOverrides(config)
@@ -106,8 +110,8 @@ func compose(file string, data []byte, opt ConfigOptions) *doc {
 		a, b := d.Diags[before+i].Primary, d.Diags[before+j].Primary
 		return a.File < b.File || a.File == b.File && (a.Line < b.Line || a.Line == b.Line && a.Col < b.Col)
 	})
-	if hasErrorsSince(d.Diags, before) {
-		d.Root = nil
+	if d.Diags[before:].HasErrors() || composeFailed(d.Diags, 0) {
+		d.Root = nil // Hydra stops here: nothing to check
 		return d
 	}
 	d.Root = c.merge(list)
@@ -116,8 +120,15 @@ func compose(file string, data []byte, opt ConfigOptions) *doc {
 	return d
 }
 
-func hasErrorsSince(ds model.Diagnostics, from int) bool {
-	return ds[from:].HasErrors()
+// composeFailed reports an error of composition itself among ds[from:].
+func composeFailed(ds model.Diagnostics, from int) bool {
+	for _, d := range ds[from:] {
+		switch d.Code {
+		case model.CodeDefaultsEntry, model.CodeDefaultsNotFound, model.CodeDefaultsConflict:
+			return true
+		}
+	}
+	return false
 }
 
 // expand is _create_defaults_tree_impl: it loads the node's config and

@@ -87,13 +87,19 @@ type overrides struct {
 	order     []string
 	appends   []*hydraDefault
 	deletions map[string]*deletion
-	known     map[string]string
+	known     map[string]known
 	perGroup  map[string]map[string]bool
+}
+
+// known is a group's choice so far and where it was made.
+type known struct {
+	name string
+	at   model.Span
 }
 
 func newOverrides(d *doc, r *repo, groups []Override) *overrides {
 	ov := &overrides{d: d, repo: r, choices: map[string]*choice{}, deletions: map[string]*deletion{},
-		known: map[string]string{}, perGroup: map[string]map[string]bool{}}
+		known: map[string]known{}, perGroup: map[string]map[string]bool{}}
 	for i := range groups {
 		ov.command(&groups[i])
 	}
@@ -181,12 +187,14 @@ func (ov *overrides) setKnown(h *hydraDefault) {
 	}
 	key := h.overrideKey()
 	name, _ := h.name()
-	if prev, ok := ov.known[key]; ok && prev != name {
-		ov.d.Errorf(model.CodeDefaultsConflict, h.span, "a second choice", "the group %s is chosen twice, as %s and as %s", key, prev, name).Help =
-			[]model.Fix{{Message: fmt.Sprintf("to change the choice, write `override %s: %s` at the end of the defaults list", key, name)}}
+	if prev, ok := ov.known[key]; ok && prev.name != name {
+		// Hydra walks the list from its end: prev is the later entry.
+		d := ov.d.Errorf(model.CodeDefaultsConflict, h.span, "a second choice", "the group %s is chosen twice, as %s and as %s", key, name, prev.name)
+		d.Labels = []model.Label{{Span: prev.at, Message: "chosen as " + prev.name + " here"}}
+		d.Help = []model.Fix{{Message: fmt.Sprintf("to change the earlier choice, write `override %s: %s` there", key, prev.name)}}
 		return
 	}
-	ov.known[key] = name
+	ov.known[key] = known{name, h.span}
 	g := h.groupPath()
 	if ov.perGroup[g] == nil {
 		ov.perGroup[g] = map[string]bool{}

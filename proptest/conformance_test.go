@@ -373,8 +373,11 @@ func TestConformance(t *testing.T) {
 	for _, c := range readCases[placementCase](t, "placement.json") {
 		report("placement", c.Name, safely(func() string { return runPlacementCase(&c) }))
 	}
-	for _, c := range readCases[configCase](t, "config.json") {
-		report("config", c.Name, safely(func() string { return runConfigCase(&c) }))
+	// The config cases of both folders: the corpus and classes/ (D14-D20).
+	for _, file := range []string{"config.json", filepath.Join("classes", "config.json")} {
+		for _, c := range readCases[configCase](t, file) {
+			report("config", c.Name, safely(func() string { return runConfigCase(&c) }))
+		}
 	}
 	t.Logf("conformance: %d passed, %d failed", passed, failed)
 	fmt.Printf("conformance: %d passed, %d failed\n", passed, failed)

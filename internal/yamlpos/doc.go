@@ -55,8 +55,10 @@ type Doc struct {
 	sources map[string]*Source
 	// nodes counts the nodes of every source read, against MaxNodes.
 	nodes int
-	// resolving guards ${...} chains against cycles.
+	// resolving guards ${...} chains against cycles; resolved keeps each
+	// interpolated scalar's value.
 	resolving map[*yaml.Node]bool
+	resolved  map[*yaml.Node]resolution
 	// reported holds nodes whose problem is already reported (a node read
 	// twice, as composition does, reports once).
 	reported map[*yaml.Node]bool
@@ -95,7 +97,7 @@ func (d *Doc) Limits() Limits { return d.lim }
 // the file cannot be used at all; Diags says why.
 func Parse(file string, data []byte, lim Limits) *Doc {
 	d := &Doc{lim: lim, main: &Source{Name: file}, origin: map[*yaml.Node]*Source{}, sources: map[string]*Source{},
-		resolving: map[*yaml.Node]bool{}, reported: map[*yaml.Node]bool{}}
+		resolving: map[*yaml.Node]bool{}, resolved: map[*yaml.Node]resolution{}, reported: map[*yaml.Node]bool{}}
 	d.Root, d.main = d.parse(file, data, "a `cluster:` section")
 	d.sources[file] = d.main
 	return d

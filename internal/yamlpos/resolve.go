@@ -21,6 +21,25 @@ var Resolvers = []string{"multiply", "int_div", "subtract", "not", "oc.env", "oc
 // exactly one interpolation takes its result's type; anything else is a
 // string.
 func (d *Doc) interpolate(n *yaml.Node, what string) (Value, bool) {
+	// Each scalar resolves once: a chain of keys that each refer to the
+	// one before twice would otherwise take exponential time.
+	if r, ok := d.resolved[n]; ok {
+		return r.v, r.ok
+	}
+	v, ok := d.resolve(n, what)
+	if !d.resolving[n] {
+		d.resolved[n] = resolution{v, ok}
+	}
+	return v, ok
+}
+
+// resolution is a scalar's interpolated value, once computed.
+type resolution struct {
+	v  Value
+	ok bool
+}
+
+func (d *Doc) resolve(n *yaml.Node, what string) (Value, bool) {
 	sp := d.Span(n)
 	fail := Value{Node: n, Span: sp}
 	if d.resolving[n] {

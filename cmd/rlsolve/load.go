@@ -44,6 +44,9 @@ func (f *inputFlags) files(args []string) ([]string, error) {
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
+	if f.slime != "" && len(ovs) > 0 {
+		return nil, usageErrorf("%s: Hydra overrides change RLinf configs, not --slime flags (put the flag in --slime)", ovs[0])
+	}
 	f.overrides = parsed
 	return files, nil
 }

@@ -88,7 +88,7 @@ func compose(file string, data []byte, opt ConfigOptions) *doc {
 	r.roots = []*searchRoot{{dir: filepath.Dir(file)}}
 	r.searchPath(primary.root)
 	groups, config := d.split(opt.Overrides, r)
-	if composeFailed(d.Diags, 0) {
+	if composeFailed(d.Diags) {
 		d.Root = nil // a defaults list Hydra cannot read
 		return d
 	}
@@ -110,7 +110,7 @@ func compose(file string, data []byte, opt ConfigOptions) *doc {
 		a, b := d.Diags[before+i].Primary, d.Diags[before+j].Primary
 		return a.File < b.File || a.File == b.File && (a.Line < b.Line || a.Line == b.Line && a.Col < b.Col)
 	})
-	if d.Diags[before:].HasErrors() || composeFailed(d.Diags, 0) {
+	if d.Diags[before:].HasErrors() || composeFailed(d.Diags) {
 		d.Root = nil // Hydra stops here: nothing to check
 		return d
 	}
@@ -120,9 +120,9 @@ func compose(file string, data []byte, opt ConfigOptions) *doc {
 	return d
 }
 
-// composeFailed reports an error of composition itself among ds[from:].
-func composeFailed(ds model.Diagnostics, from int) bool {
-	for _, d := range ds[from:] {
+// composeFailed reports an error of composition itself: Hydra would stop.
+func composeFailed(ds model.Diagnostics) bool {
+	for _, d := range ds {
 		switch d.Code {
 		case model.CodeDefaultsEntry, model.CodeDefaultsNotFound, model.CodeDefaultsConflict:
 			return true

@@ -90,9 +90,6 @@ func (d *Doc) add(sev model.Severity, code string, at model.Span, label, format 
 // File is the name of the document's first source.
 func (d *Doc) File() string { return d.main.Name }
 
-// Limits are the document's limits.
-func (d *Doc) Limits() Limits { return d.lim }
-
 // Parse checks the raw bytes of one file and decodes them. Root is nil when
 // the file cannot be used at all; Diags says why.
 func Parse(file string, data []byte, lim Limits) *Doc {

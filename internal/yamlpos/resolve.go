@@ -11,11 +11,11 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// Resolvers are the OmegaConf resolvers rlsolve evaluates: RLinf's own
+// resolvers are the OmegaConf resolvers rlsolve evaluates: RLinf's own
 // (rlinf/utils/omega_resolver.py: multiply, int_div, subtract, not) and
 // OmegaConf's oc.env, oc.select and oc.decode. Others (torch.dtype) are
 // reported where placement needs their value.
-var Resolvers = []string{"multiply", "int_div", "subtract", "not", "oc.env", "oc.select", "oc.decode"}
+var resolvers = []string{"multiply", "int_div", "subtract", "not", "oc.env", "oc.select", "oc.decode"}
 
 // interpolate resolves OmegaConf's ${...} in a scalar. A value that is
 // exactly one interpolation takes its result's type; anything else is a
@@ -197,7 +197,7 @@ func (r *resolver) call(it *interp, args []PyValue) (PyValue, bool) {
 		return ResolveOmega(strings.TrimSpace(args[0].Str)), true
 	}
 	r.errorf(it, "resolver not evaluated", "%s uses the resolver `%s` in `%s`, which rlsolve does not evaluate (it evaluates %s)",
-		r.what, it.resolver, r.text(it), strings.Join(Resolvers, ", ")).Help =
+		r.what, it.resolver, r.text(it), strings.Join(resolvers, ", ")).Help =
 		[]model.Fix{{Message: "write the value this key has when RLinf runs, for the check"}}
 	return PyValue{}, false
 }

@@ -127,7 +127,11 @@ var explanations = []Explanation{
 		Text: "RLinf reads YAML with PyYAML, which follows YAML 1.1: an unquoted 1:0 is the sexagesimal " +
 			"integer 60, 010 is octal 8, 1_0 is 10, 0x10 is 16, and yes/no/on/off are booleans. RLinf " +
 			"silently uses the number, so `actor: 1:0` means resource rank 60, not resource 1 with process 0. " +
-			"rlsolve rejects such values (decision D3): quote them, as in \"1:0\".",
+			"rlsolve rejects such values (decision D3). The fix keeps what was meant and passes check: a string " +
+			"such as a placement or a label is quoted (\"1:0\"), or written as the number RLinf reads where its own " +
+			"int() would not take the quoted text (1_0 becomes \"10\"); a number or a switch is written as the value " +
+			"RLinf reads (num_nodes: 0x2 becomes 2, ignore_hardware: on becomes true). Values given as command-line " +
+			"overrides are typed by Hydra's grammar instead, where 0x2 and 1:0 are strings.",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
@@ -202,10 +206,12 @@ cluster:
 	{
 		Code:  model.CodeUnresolvedInterp,
 		Title: "unresolvable ${...} interpolation",
-		Text: "OmegaConf resolves ${...} references when RLinf reads the config, e.g. ${runner.nodes} or " +
-			"${oc.env:VAR}. rlsolve resolves the ones it can; when a reference points at a key the file " +
-			"lacks, or needs a resolver or environment rlsolve cannot see, the value is unknown and the " +
-			"placement cannot be checked. Write the value itself, or point the reference at a key in the file.",
+		Text: "OmegaConf resolves ${...} references when RLinf reads the config, e.g. ${runner.nodes}, " +
+			"${oc.env:VAR} or ${subtract:${a}, ${b}}. rlsolve resolves references to keys of the composed " +
+			"config and evaluates RLinf's resolvers (multiply, int_div, subtract, not) and OmegaConf's oc.env, " +
+			"oc.select and oc.decode; when a reference points at a key the config lacks, a relative key, an " +
+			"unset environment variable or another resolver, the value is unknown where placement needs it. " +
+			"Write the value itself, or point the reference at a key in the config.",
 		Example: `cluster:
   num_nodes: ${runner.nodes}
   component_placement:

@@ -1,10 +1,13 @@
 package grammar_test
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -113,10 +116,14 @@ func TestClusterSectionHints(t *testing.T) {
 			t.Errorf("help %+v", d.Help)
 		}
 	})
-	t.Run("Hydra defaults", func(t *testing.T) {
-		_, ds := load("defaults:\n  - base\ntrainer: {}\n")
-		if d := wantDiag(t, ds, model.CodeMissingField, model.SeverityError); !strings.Contains(d.Why, "Hydra") {
-			t.Errorf("why %q", d.Why)
+	t.Run("Hydra defaults without a cluster", func(t *testing.T) {
+		dir := t.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "base.yaml"), []byte("trainer: {epochs: 1}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		_, ds := grammar.LoadConfig(filepath.Join(dir, "train.yaml"), []byte("defaults:\n  - base\ntrainer: {}\n"), grammar.DefaultLimits)
+		if d := wantDiag(t, ds, model.CodeMissingField, model.SeverityError); !strings.Contains(d.Why, "base.yaml") {
+			t.Errorf("why %q should name the composed files", d.Why)
 		}
 	})
 	t.Run("duplicate key points at the first", func(t *testing.T) {

@@ -2,34 +2,38 @@ package grammar
 
 import (
 	"fmt"
+	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
 
 // components reads component_placement (semantics §2.2).
 func (d *doc) components(cfg *model.Config, n *yaml.Node) {
-	n = deref(n)
+	n = yamlpos.Deref(n)
 	if n.Kind != yaml.MappingNode {
-		d.errorf(model.CodeWrongType, d.span(n), "expected a mapping", "component_placement must be a mapping of component names to placements, but got %s", kindName(n))
+		d.wrongKind(n, "component_placement", "expected a mapping", "component_placement must be a mapping of component names to placements, but got %s", yamlpos.KindName(n))
 		return
 	}
 	owner := map[string]model.Span{}
-	for _, e := range d.mapping(n) {
-		ce := model.ComponentEntry{KeySpan: d.keySpan(e.k)}
-		kv, ok := d.str(e.k, "component name")
+	var empties []emptyName
+	defer func() { d.emptyNames(empties) }()
+	for _, e := range d.Mapping(n) {
+		ce := model.ComponentEntry{KeySpan: d.Span(e.K)}
+		kv, ok := d.Scalar(e.K, "component name")
 		if !ok {
 			continue
 		}
-		for _, nm := range ParseNames(kv.py.str) {
-			sp := kv.sub(nm.Off, nm.EndOff)
+		names := ParseNames(kv.Py.Str)
+		for _, nm := range names {
+			sp := kv.Sub(nm.Off, nm.EndOff)
 			if nm.Text == "" {
-				d.warnf(model.WarnEmptyComponent, sp, "empty name", "component key %q names an empty component (a stray comma)", kv.py.str).Why =
-					"RLinf splits the key on every comma and creates a component named \"\"; rlsolve ignores it."
+				empties = append(empties, emptyName{key: kv, at: sp, names: names})
 				continue
 			}
 			if first, dup := owner[nm.Text]; dup {
-				diag := d.errorf(model.CodeDuplicateComponent, sp, "placed again here", "component %s has two placements", nm.Text)
+				diag := d.Errorf(model.CodeDuplicateComponent, sp, "placed again here", "component %s has two placements", nm.Text)
 				diag.Labels = []model.Label{{Span: first, Message: "first placed here"}}
 				continue
 			}
@@ -41,29 +45,29 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 		for _, nm := range ce.Names {
 			cfg.MarkBroken(model.BrokenComponent, nm)
 		}
-		v := deref(e.v)
+		v := yamlpos.Deref(e.V)
 		placement := v
 		switch v.Kind {
 		case yaml.MappingNode:
-			es := d.mapping(v)
-			pe, has := lookup(es, "placement")
+			es := d.Mapping(v)
+			pe, has := yamlpos.Lookup(es, "placement")
 			if !has {
-				d.errorf(model.CodeMissingField, d.span(v), "", "the placement of %s needs a `placement:` key", kv.py.str)
+				d.Errorf(model.CodeMissingField, d.Span(v), "", "the placement of %s needs a `placement:` key", kv.Py.Str)
 				continue
 			}
-			placement = deref(pe.v)
-			if ge, has := lookup(es, "node_group"); has {
-				d.nodeGroupValue(&ce, ge.v)
+			placement = yamlpos.Deref(pe.V)
+			if ge, has := yamlpos.Lookup(es, "node_group"); has {
+				d.nodeGroupValue(&ce, ge.V)
 			}
 		case yaml.SequenceNode:
-			diag := d.errorf(model.CodeWrongType, d.span(v), "a YAML list", "the placement of %s is a YAML list; RLinf reads it as the string %q, which is not a placement", kv.py.str, pyListStr(v))
+			diag := d.Errorf(model.CodeWrongType, d.Span(v), "a YAML list", "the placement of %s is a YAML list; RLinf reads it as the string %q, which is not a placement", kv.Py.Str, pyListStr(v))
 			diag.Help = []model.Fix{{Message: "write the placement as a string such as \"0-3\" or \"0,2,4\""}}
 			continue
 		}
-		pv, ok := d.str(placement, "placement")
-		ce.PlacementSpan = pv.span
+		pv, ok := d.Scalar(placement, "placement")
+		ce.PlacementSpan = pv.Span
 		if ok {
-			ce.Placement = pv.py.str
+			ce.Placement = pv.Py.Str
 			ce.Segments, ok = d.segments(pv)
 		}
 		if !ok || len(ce.Names) == 0 {
@@ -83,20 +87,20 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 // nodeGroupValue reads node_group: a label, a comma string, or a YAML list
 // (D2: accepted, with a portability warning).
 func (d *doc) nodeGroupValue(ce *model.ComponentEntry, n *yaml.Node) {
-	n = deref(n)
-	ce.NodeGroupSpan = d.span(n)
+	n = yamlpos.Deref(n)
+	ce.NodeGroupSpan = d.Span(n)
 	if n.Kind == yaml.SequenceNode {
 		var labels []string
 		for _, item := range n.Content {
-			v, ok := d.str(item, "node_group label")
+			v, ok := d.Scalar(item, "node_group label")
 			if !ok {
 				return
 			}
-			labels = append(labels, v.py.str)
-			ce.NodeGroups = append(ce.NodeGroups, v.py.str)
-			ce.NodeGroupSpans = append(ce.NodeGroupSpans, v.span)
+			labels = append(labels, v.Py.Str)
+			ce.NodeGroups = append(ce.NodeGroups, v.Py.Str)
+			ce.NodeGroupSpans = append(ce.NodeGroupSpans, v.Span)
 		}
-		w := d.warnf(model.WarnNodeGroupList, ce.NodeGroupSpan, "a YAML list", "node_group is a YAML list; RLinf itself reads it as the label %q and fails", pyListStr(n))
+		w := d.Warnf(model.WarnNodeGroupList, ce.NodeGroupSpan, "a YAML list", "node_group is a YAML list; RLinf itself reads it as the label %q and fails", pyListStr(n))
 		w.Why = "OmegaConf lists are not Python lists, so RLinf str()s the whole list into one label (D2). rlsolve reads it as the comma string."
 		comma := ""
 		for i, l := range labels {
@@ -109,52 +113,52 @@ func (d *doc) nodeGroupValue(ce *model.ComponentEntry, n *yaml.Node) {
 			Edits: []model.Edit{{Span: ce.NodeGroupSpan, NewText: fmt.Sprintf("%q", comma)}}}}
 		return
 	}
-	v, ok := d.str(n, "node_group")
+	v, ok := d.Scalar(n, "node_group")
 	if !ok {
 		return
 	}
-	for _, nm := range ParseNames(v.py.str) {
+	for _, nm := range ParseNames(v.Py.Str) {
 		ce.NodeGroups = append(ce.NodeGroups, nm.Text)
-		ce.NodeGroupSpans = append(ce.NodeGroupSpans, v.sub(nm.Off, nm.EndOff))
+		ce.NodeGroupSpans = append(ce.NodeGroupSpans, v.Sub(nm.Off, nm.EndOff))
 	}
 }
 
 // segments parses a placement string into located segments and reports
 // its syntax errors (semantics §2.3 steps 1, 3, 6 and 7).
-func (d *doc) segments(v value) ([]model.Segment, bool) {
-	parts, err := ParsePlacement(v.py.str, d.limits.MaxRankValue)
+func (d *doc) segments(v yamlpos.Value) ([]model.Segment, bool) {
+	parts, err := ParsePlacement(v.Py.Str, d.limits.MaxRankValue)
 	if err != nil {
-		d.errorf(err.DiagCode(), v.sub(err.Offset, err.Offset+err.Len), "", "%s", err.Msg)
+		d.Errorf(err.DiagCode(), v.Sub(err.Offset, err.Offset+err.Len), "", "%s", err.Msg)
 		return nil, false
 	}
 	var segs []model.Segment
 	ok := true
 	for _, p := range parts {
-		s := model.Segment{Span: v.sub(p.Off, p.EndOff)}
+		s := model.Segment{Span: v.Sub(p.Off, p.EndOff)}
 		if p.Res == nil {
-			d.errorf(model.CodeEmptyRanks, s.Span, "no resource ranks", "placement part %q has no resource ranks before ':'", v.py.str[p.Off:p.EndOff])
+			d.Errorf(model.CodeEmptyRanks, s.Span, "no resource ranks", "placement part %q has no resource ranks before ':'", v.Py.Str[p.Off:p.EndOff])
 			ok = false
 			continue
 		}
-		s.ResSpan = v.sub(p.Res.Off, p.Res.EndOff)
+		s.ResSpan = v.Sub(p.Res.Off, p.Res.EndOff)
 		s.AllResources, s.ResStart, s.ResEnd = p.Res.All, p.Res.Start, p.Res.End
 		if !s.AllResources && s.ResEnd < s.ResStart {
-			d.errorf(model.CodeRankReversed, s.ResSpan, "end before start", "resource range %d-%d ends before it starts", s.ResStart, s.ResEnd).Help =
+			d.Errorf(model.CodeRankReversed, s.ResSpan, "end before start", "resource range %d-%d ends before it starts", s.ResStart, s.ResEnd).Help =
 				[]model.Fix{{Message: fmt.Sprintf("write %d-%d", s.ResEnd, s.ResStart)}}
 			ok = false
 			continue
 		}
 		if p.HasColon {
 			if p.Proc == nil {
-				d.errorf(model.CodeEmptyRanks, s.Span, "no process ranks", "placement part %q has no process ranks after ':'", v.py.str[p.Off:p.EndOff])
+				d.Errorf(model.CodeEmptyRanks, s.Span, "no process ranks", "placement part %q has no process ranks after ':'", v.Py.Str[p.Off:p.EndOff])
 				ok = false
 				continue
 			}
 			s.HasProcesses = true
-			s.ProcSpan = v.sub(p.Proc.Off, p.Proc.EndOff)
+			s.ProcSpan = v.Sub(p.Proc.Off, p.Proc.EndOff)
 			s.ProcStart, s.ProcEnd = p.Proc.Start, p.Proc.End
 			if s.ProcEnd < s.ProcStart {
-				d.errorf(model.CodeRankReversed, s.ProcSpan, "end before start", "process range %d-%d ends before it starts", s.ProcStart, s.ProcEnd).Help =
+				d.Errorf(model.CodeRankReversed, s.ProcSpan, "end before start", "process range %d-%d ends before it starts", s.ProcStart, s.ProcEnd).Help =
 					[]model.Fix{{Message: fmt.Sprintf("write %d-%d", s.ProcEnd, s.ProcStart)}}
 				ok = false
 				continue
@@ -163,7 +167,7 @@ func (d *doc) segments(v value) ([]model.Segment, bool) {
 		segs = append(segs, s)
 	}
 	if ok && len(segs) == 0 {
-		d.errorf(model.CodeEmptyRanks, v.span, "empty", "placement %q names no resources", v.py.str)
+		d.Errorf(model.CodeEmptyRanks, v.Span, "empty", "placement %q names no resources", v.Py.Str)
 		ok = false
 	}
 	return segs, ok
@@ -176,17 +180,69 @@ func pyListStr(n *yaml.Node) string {
 		if i > 0 {
 			s += ", "
 		}
-		c = deref(c)
+		c = yamlpos.Deref(c)
 		if c.Kind != yaml.ScalarNode {
 			s += "..."
 			continue
 		}
-		pv := resolvePlain(c.Value)
-		if c.Style != 0 || pv.kind == pyStr {
+		pv := yamlpos.ResolvePlain(c.Value)
+		if c.Style != 0 || pv.Kind == yamlpos.Str {
 			s += "'" + c.Value + "'"
 		} else {
-			s += pv.str
+			s += pv.Str
 		}
 	}
 	return s + "]"
+}
+
+// emptyName is a component key's empty name (`actor,` names "" too).
+type emptyName struct {
+	key   yamlpos.Value
+	at    model.Span
+	names []Name
+}
+
+// emptyNames reports the empty component names of component_placement
+// (D14): RLinf creates a component named "", so one is harmless and
+// dropped with a warning, while a second fails when RLinf places them
+// ("Component  has multiple placements defined."): an error at both.
+func (d *doc) emptyNames(empties []emptyName) {
+	if len(empties) == 1 {
+		e := empties[0]
+		d.Warnf(model.WarnEmptyComponent, e.at, "empty name", "component key %q names an empty component (a stray comma)", e.key.Py.Str).Why =
+			"RLinf splits the key on every comma and creates a component named \"\"; rlsolve ignores it."
+		return
+	}
+	for i, e := range empties {
+		if i == 0 {
+			continue
+		}
+		first := empties[0]
+		diag := d.Errorf(model.CodeDuplicateComponent, e.at, "an empty name again",
+			"component keys %q and %q both name the empty component \"\"", first.key.Py.Str, e.key.Py.Str)
+		diag.Labels = []model.Label{{Span: first.at, Message: "the first empty name"}}
+		diag.Why = "RLinf splits each key on every comma and strips the names, so a stray comma names a component \"\"; two of them fail when RLinf places the components (D14)."
+		if fix, ok := d.dropEmpty(e); ok {
+			diag.Help = []model.Fix{fix}
+		}
+	}
+}
+
+// dropEmpty is the fix that writes a key without its empty names.
+func (d *doc) dropEmpty(e emptyName) (model.Fix, bool) {
+	var kept []string
+	for _, nm := range e.names {
+		if nm.Text != "" {
+			kept = append(kept, nm.Text)
+		}
+	}
+	if sp := d.Span(e.key.Node); len(kept) == 0 || e.key.Node == nil || sp.EndLine != sp.Line || sp.EndCol-sp.Col != len(e.key.Node.Value) {
+		return model.Fix{}, false // the key's text is not where its span is
+	}
+	text := strings.Join(kept, ",")
+	if yamlpos.Quoted(e.key.Node) {
+		text = fmt.Sprintf("%q", text)
+	}
+	return model.Fix{Message: fmt.Sprintf("drop the stray comma: `%s`", text),
+		Edits: []model.Edit{{Span: d.TokenSpan(e.key.Node), NewText: text}}}, true
 }

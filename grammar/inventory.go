@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -32,39 +33,39 @@ type InventoryEntry struct {
 // LoadInventory adds).
 func LoadInventoryEntries(file string, data []byte, lim Limits) ([]InventoryEntry, model.Diagnostics) {
 	d := parseDoc(file, data, lim)
-	if d.root == nil {
-		return nil, d.diags
+	if d.Root == nil {
+		return nil, d.Diags
 	}
-	n := d.root
-	if e, ok := lookup(d.mapping(n), "inventory"); ok {
-		n = e.v
+	n := d.Root
+	if e, ok := yamlpos.Lookup(d.Mapping(n), "inventory"); ok {
+		n = e.V
 	}
 	entries, _, ok := d.inventoryEntries(n)
 	if !ok {
-		return nil, d.diags
+		return nil, d.Diags
 	}
 	for i := range entries {
 		entries[i].Node.Span.File = file
 	}
-	return entries, d.diags
+	return entries, d.Diags
 }
 
 // LoadInventory reads an inventory file: a top-level `inventory:` key or a
 // bare `nodes:` list (design.md "Inputs").
 func LoadInventory(file string, data []byte, lim Limits) (*model.Inventory, model.Diagnostics) {
 	d := parseDoc(file, data, lim)
-	if d.root == nil {
-		return nil, d.diags
+	if d.Root == nil {
+		return nil, d.Diags
 	}
-	n := d.root
-	if e, ok := lookup(d.mapping(n), "inventory"); ok {
-		n = e.v
+	n := d.Root
+	if e, ok := yamlpos.Lookup(d.Mapping(n), "inventory"); ok {
+		n = e.V
 	}
 	inv := d.inventory(n)
 	if inv != nil {
 		inv.Source = file
 	}
-	return inv, d.diags
+	return inv, d.Diags
 }
 
 func (d *doc) inventory(n *yaml.Node) *model.Inventory {
@@ -72,13 +73,13 @@ func (d *doc) inventory(n *yaml.Node) *model.Inventory {
 	if !ok {
 		return nil
 	}
-	inv := &model.Inventory{Source: d.file, Span: at}
+	inv := &model.Inventory{Source: d.File(), Span: at}
 	byRank := map[int]model.Span{}
 	good := true
 	for _, e := range entries {
 		nd := e.Node
 		if first, dup := byRank[nd.Rank]; dup {
-			diag := d.errorf(model.CodeInventoryInvalid, nd.Span, fmt.Sprintf("node %d again", nd.Rank), "inventory lists node rank %d twice", nd.Rank)
+			diag := d.Errorf(model.CodeInventoryInvalid, nd.Span, fmt.Sprintf("node %d again", nd.Rank), "inventory lists node rank %d twice", nd.Rank)
 			diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
 			good = false
 			continue
@@ -86,13 +87,13 @@ func (d *doc) inventory(n *yaml.Node) *model.Inventory {
 		byRank[nd.Rank] = nd.Span
 		inv.Nodes = append(inv.Nodes, nd)
 	}
-	if !good || !CheckInventoryDuplicates(&d.diags, entries) {
+	if !good || !CheckInventoryDuplicates(&d.Diags, entries) {
 		return nil
 	}
 	sorted := make([]model.Node, len(inv.Nodes))
 	for _, nd := range inv.Nodes {
 		if nd.Rank >= len(inv.Nodes) {
-			d.errorf(model.CodeInventoryInvalid, nd.Span, "rank past the end", "inventory node ranks must run 0..%d without gaps, but node %d is listed", len(inv.Nodes)-1, nd.Rank)
+			d.Errorf(model.CodeInventoryInvalid, nd.Span, "rank past the end", "inventory node ranks must run 0..%d without gaps, but node %d is listed", len(inv.Nodes)-1, nd.Rank)
 			return nil
 		}
 		sorted[nd.Rank] = nd
@@ -104,16 +105,16 @@ func (d *doc) inventory(n *yaml.Node) *model.Inventory {
 // inventoryEntries reads the `nodes:` list: one entry per node, each entry
 // checked on its own. at is the `nodes` key.
 func (d *doc) inventoryEntries(n *yaml.Node) ([]InventoryEntry, model.Span, bool) {
-	n = deref(n)
-	es := d.mapping(n)
-	ne, ok := lookup(es, "nodes")
+	n = yamlpos.Deref(n)
+	es := d.Mapping(n)
+	ne, ok := yamlpos.Lookup(es, "nodes")
 	if n == nil || n.Kind != yaml.MappingNode || !ok {
-		d.errorf(model.CodeInventoryInvalid, d.span(n), "", "an inventory needs a `nodes:` list")
+		d.Errorf(model.CodeInventoryInvalid, d.Span(n), "", "an inventory needs a `nodes:` list")
 		return nil, model.Span{}, false
 	}
-	list := deref(ne.v)
+	list := yamlpos.Deref(ne.V)
 	if list == nil || list.Kind != yaml.SequenceNode {
-		d.errorf(model.CodeWrongType, d.span(list), "expected a list", "inventory nodes must be a list, but got %s", kindName(list))
+		d.Errorf(model.CodeWrongType, d.Span(list), "expected a list", "inventory nodes must be a list, but got %s", yamlpos.KindName(list))
 		return nil, model.Span{}, false
 	}
 	var out []InventoryEntry
@@ -126,11 +127,11 @@ func (d *doc) inventoryEntries(n *yaml.Node) ([]InventoryEntry, model.Span, bool
 		}
 		out = append(out, entries...)
 		if len(out) > d.limits.MaxClusterNodes {
-			d.errorf(model.CodeLimit, d.span(item), "", "the inventory has more than %d nodes", d.limits.MaxClusterNodes)
+			d.Errorf(model.CodeLimit, d.Span(item), "", "the inventory has more than %d nodes", d.limits.MaxClusterNodes)
 			return nil, model.Span{}, false
 		}
 	}
-	return out, d.keySpan(ne.k), good
+	return out, d.Span(ne.K), good
 }
 
 // CheckInventoryDuplicates reports nodes that share a host name, and GPUs
@@ -181,25 +182,25 @@ func orSpan(s, alt model.Span) model.Span {
 // inventoryEntry reads one entry, which may describe a range of identical
 // nodes (`ranks: 0-7`). next is the rank used when the entry gives none.
 func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool) {
-	item = deref(item)
-	sp := d.span(item)
+	item = yamlpos.Deref(item)
+	sp := d.Span(item)
 	if item == nil || item.Kind != yaml.MappingNode {
-		d.errorf(model.CodeWrongType, sp, "expected a mapping", "each inventory node must be a mapping, but got %s", kindName(item))
+		d.Errorf(model.CodeWrongType, sp, "expected a mapping", "each inventory node must be a mapping, but got %s", yamlpos.KindName(item))
 		return nil, false
 	}
-	es := d.mapping(item)
+	es := d.Mapping(item)
 	if !d.inventoryFields(es, inventoryNodeKeys, []string{"accelerators"}, sp, "inventory node", "use `accelerators: 0` for a CPU-only node") {
 		return nil, false
 	}
 	ranks := []int{next}
 	given := false
-	if e, ok := lookup(es, "ranks"); ok {
-		e2, _ := lookup(es, "rank")
-		if e2.k != nil {
-			d.errorf(model.CodeInventoryInvalid, d.keySpan(e2.k), "", "give `rank` or `ranks`, not both")
+	if e, ok := yamlpos.Lookup(es, "ranks"); ok {
+		e2, _ := yamlpos.Lookup(es, "rank")
+		if e2.K != nil {
+			d.Errorf(model.CodeInventoryInvalid, d.Span(e2.K), "", "give `rank` or `ranks`, not both")
 			return nil, false
 		}
-		v, ok := d.str(e.v, "inventory ranks")
+		v, ok := d.Scalar(e.V, "inventory ranks")
 		if !ok {
 			return nil, false
 		}
@@ -207,49 +208,49 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool)
 		if ranks, good = d.expandRanks(v, []int{0, d.limits.MaxClusterNodes - 1}, "inventory ranks", "the inventory"); !good {
 			return nil, false
 		}
-		sp, given = v.span, true
-	} else if e, ok := lookup(es, "rank"); ok {
-		r, v, ok := d.integer(e.v, "inventory rank")
+		sp, given = v.Span, true
+	} else if e, ok := yamlpos.Lookup(es, "rank"); ok {
+		r, v, ok := d.Integer(e.V, "inventory rank")
 		if !ok {
 			return nil, false
 		}
 		if r < 0 || r >= d.limits.MaxClusterNodes {
-			d.errorf(model.CodeInventoryInvalid, v.span, "", "inventory rank %d is out of range", r)
+			d.Errorf(model.CodeInventoryInvalid, v.Span, "", "inventory rank %d is out of range", r)
 			return nil, false
 		}
-		ranks, sp, given = []int{r}, v.span, true
+		ranks, sp, given = []int{r}, v.Span, true
 	}
 	base := model.Node{Span: sp, AccelType: model.AccelNVGPU}
-	if e, ok := lookup(es, "accelerators"); ok && !d.accelerators(&base, e.v) {
+	if e, ok := yamlpos.Lookup(es, "accelerators"); ok && !d.accelerators(&base, e.V) {
 		return nil, false
 	}
-	if e, ok := lookup(es, "cpus"); ok {
-		c, v, ok := d.integer(e.v, "cpus")
+	if e, ok := yamlpos.Lookup(es, "cpus"); ok {
+		c, v, ok := d.Integer(e.V, "cpus")
 		if !ok {
 			return nil, false
 		}
 		if c < 0 || c > 1<<20 {
-			d.errorf(model.CodeInvalidValue, v.span, "", "cpu count %d is out of range", c)
+			d.Errorf(model.CodeInvalidValue, v.Span, "", "cpu count %d is out of range", c)
 			return nil, false
 		}
 		base.CPUs = c
 	}
-	if e, ok := lookup(es, "hardware"); ok {
+	if e, ok := yamlpos.Lookup(es, "hardware"); ok {
 		base.Hardware = map[string]int{}
-		for _, h := range d.mapping(e.v) {
-			c, v, ok := d.integer(h.v, "robot count")
+		for _, h := range d.Mapping(e.V) {
+			c, v, ok := d.Integer(h.V, "robot count")
 			if !ok {
 				return nil, false
 			}
-			if !contains(model.RobotTypes, h.key) {
-				d.errorf(model.CodeUnsupportedHardware, d.keySpan(h.k), "", "unknown robot type %q (known: %s)", h.key, strings.Join(model.RobotTypes, ", "))
+			if !contains(model.RobotTypes, h.Key) {
+				d.Errorf(model.CodeUnsupportedHardware, d.Span(h.K), "", "unknown robot type %q (known: %s)", h.Key, strings.Join(model.RobotTypes, ", "))
 				return nil, false
 			}
 			if c < 0 || c > 1024 {
-				d.errorf(model.CodeInvalidValue, v.span, "", "robot count %d is out of range", c)
+				d.Errorf(model.CodeInvalidValue, v.Span, "", "robot count %d is out of range", c)
 				return nil, false
 			}
-			base.Hardware[h.key] = c
+			base.Hardware[h.Key] = c
 		}
 	}
 	names, nameAt, ok := d.nameList(es, "hostname", "hostnames", len(ranks))
@@ -271,21 +272,21 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool)
 			out[i].Node.IP, out[i].IPSpan = ips[i], ipAt[i]
 		}
 	}
-	if e, ok := lookup(es, "devices"); ok {
+	if e, ok := yamlpos.Lookup(es, "devices"); ok {
 		if len(ranks) != 1 {
-			d.errorf(model.CodeInventoryInvalid, d.keySpan(e.k), "", "`devices` describes one node; give it in an entry with a single rank")
+			d.Errorf(model.CodeInventoryInvalid, d.Span(e.K), "", "`devices` describes one node; give it in an entry with a single rank")
 			return nil, false
 		}
 		countAt := model.Span{}
-		if a, ok := lookup(es, "accelerators"); ok {
-			countAt = d.span(a.v)
-			if m := deref(a.v); m != nil && m.Kind == yaml.MappingNode {
-				if c, ok := lookup(d.mapping(m), "count"); ok {
-					countAt = d.span(c.v)
+		if a, ok := yamlpos.Lookup(es, "accelerators"); ok {
+			countAt = d.Span(a.V)
+			if m := yamlpos.Deref(a.V); m != nil && m.Kind == yaml.MappingNode {
+				if c, ok := yamlpos.Lookup(d.Mapping(m), "count"); ok {
+					countAt = d.Span(c.V)
 				}
 			}
 		}
-		if !d.devices(&out[0].Node, e.v, countAt) {
+		if !d.devices(&out[0].Node, e.V, countAt) {
 			return nil, false
 		}
 	}
@@ -293,57 +294,57 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool)
 }
 
 func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
-	n = deref(n)
+	n = yamlpos.Deref(n)
 	if n != nil && n.Kind == yaml.ScalarNode {
-		c, v, ok := d.integer(n, "accelerators")
+		c, v, ok := d.Integer(n, "accelerators")
 		if ok && (c < 0 || c > 1024) {
-			d.errorf(model.CodeInvalidValue, v.span, "", "accelerator count %d is out of range", c)
+			d.Errorf(model.CodeInvalidValue, v.Span, "", "accelerator count %d is out of range", c)
 			return false
 		}
 		nd.AccelCount = c
 		return ok
 	}
 	if n == nil || n.Kind != yaml.MappingNode {
-		d.errorf(model.CodeWrongType, d.span(n), "expected a count or a mapping", "accelerators must be a count or {type, model, count, memory_gib}, but got %s", kindName(n))
+		d.Errorf(model.CodeWrongType, d.Span(n), "expected a count or a mapping", "accelerators must be a count or {type, model, count, memory_gib}, but got %s", yamlpos.KindName(n))
 		return false
 	}
-	es := d.mapping(n)
-	if !d.inventoryFields(es, []string{"type", "model", "count", "memory_gib"}, []string{"count"}, d.span(n), "accelerators", "") {
+	es := d.Mapping(n)
+	if !d.inventoryFields(es, []string{"type", "model", "count", "memory_gib"}, []string{"count"}, d.Span(n), "accelerators", "") {
 		return false
 	}
 	for _, e := range es {
-		switch e.key {
+		switch e.Key {
 		case "count":
-			c, v, ok := d.integer(e.v, "accelerator count")
+			c, v, ok := d.Integer(e.V, "accelerator count")
 			if !ok {
 				return false
 			}
 			if c < 0 || c > 1024 {
-				d.errorf(model.CodeInvalidValue, v.span, "", "accelerator count %d is out of range", c)
+				d.Errorf(model.CodeInvalidValue, v.Span, "", "accelerator count %d is out of range", c)
 				return false
 			}
 			nd.AccelCount = c
 		case "type":
-			v, ok := d.str(e.v, "accelerator type")
+			v, ok := d.Scalar(e.V, "accelerator type")
 			if !ok {
 				return false
 			}
 			known := []string{"NV_GPU", "AMD_GPU", "INTEL_GPU", "NPU", "KUNLUN_XPU", "MUSA_GPU"}
-			if !contains(known, v.py.str) {
-				d.errorf(model.CodeInvalidValue, v.span, "", "unknown accelerator type %q (known: %s)", v.py.str, strings.Join(known, ", "))
+			if !contains(known, v.Py.Str) {
+				d.Errorf(model.CodeInvalidValue, v.Span, "", "unknown accelerator type %q (known: %s)", v.Py.Str, strings.Join(known, ", "))
 				return false
 			}
-			nd.AccelType = v.py.str
+			nd.AccelType = v.Py.Str
 		case "model":
-			v, ok := d.str(e.v, "accelerator model")
+			v, ok := d.Scalar(e.V, "accelerator model")
 			if !ok {
 				return false
 			}
-			nd.AccelModel = v.py.str
+			nd.AccelModel = v.Py.Str
 		case "memory_gib":
 			var f float64
-			if err := e.v.Decode(&f); err != nil || f < 0 || f != f || f > 1<<30 {
-				d.errorf(model.CodeWrongType, d.span(e.v), "", "memory_gib must be a non-negative number")
+			if err := e.V.Decode(&f); err != nil || f < 0 || f != f || f > 1<<30 {
+				d.Errorf(model.CodeWrongType, d.Span(e.V), "", "memory_gib must be a non-negative number")
 				return false
 			}
 			nd.MemoryGiB = f
@@ -354,41 +355,41 @@ func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 
 // nameList reads `single` (one name) or `plural` (a host list or YAML
 // list) for count nodes, with where each name is written.
-func (d *doc) nameList(es []entry, single, plural string, count int) ([]string, []model.Span, bool) {
-	e, ok := lookup(es, plural)
+func (d *doc) nameList(es []yamlpos.Entry, single, plural string, count int) ([]string, []model.Span, bool) {
+	e, ok := yamlpos.Lookup(es, plural)
 	if !ok {
-		e, ok = lookup(es, single)
+		e, ok = yamlpos.Lookup(es, single)
 	}
 	if !ok {
 		return nil, nil, true
 	}
 	var names []string
 	var spans []model.Span
-	if seq := deref(e.v); seq != nil && seq.Kind == yaml.SequenceNode {
+	if seq := yamlpos.Deref(e.V); seq != nil && seq.Kind == yaml.SequenceNode {
 		for _, it := range seq.Content {
-			v, ok := d.str(it, plural)
+			v, ok := d.Scalar(it, plural)
 			if !ok {
 				return nil, nil, false
 			}
-			names = append(names, v.py.str)
-			spans = append(spans, v.span)
+			names = append(names, v.Py.Str)
+			spans = append(spans, v.Span)
 		}
 	} else {
-		v, ok := d.str(e.v, plural)
+		v, ok := d.Scalar(e.V, plural)
 		if !ok {
 			return nil, nil, false
 		}
 		var err error
-		if names, err = ExpandHostlist(v.py.str, count); err != nil {
-			d.errorf(model.CodeInventoryInvalid, v.span, "", "%s: %v", plural, err)
+		if names, err = ExpandHostlist(v.Py.Str, count); err != nil {
+			d.Errorf(model.CodeInventoryInvalid, v.Span, "", "%s: %v", plural, err)
 			return nil, nil, false
 		}
 		for range names {
-			spans = append(spans, v.span)
+			spans = append(spans, v.Span)
 		}
 	}
 	if len(names) != count {
-		d.errorf(model.CodeInventoryInvalid, d.span(e.v), fmt.Sprintf("%d names", len(names)), "%s gives %d names for %d nodes", e.key, len(names), count)
+		d.Errorf(model.CodeInventoryInvalid, d.Span(e.V), fmt.Sprintf("%d names", len(names)), "%s gives %d names for %d nodes", e.Key, len(names), count)
 		return nil, nil, false
 	}
 	return names, spans, true
@@ -398,13 +399,13 @@ func (d *doc) nameList(es []entry, single, plural string, count int) ([]string, 
 // position), identity, memory, NUMA node and NVLink peers. countAt is where
 // the entry gives its accelerator count, which must agree (zero: not given).
 func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
-	n = deref(n)
+	n = yamlpos.Deref(n)
 	if n == nil || n.Kind != yaml.SequenceNode {
-		d.errorf(model.CodeWrongType, d.span(n), "expected a list", "devices must be a list, but got %s", kindName(n))
+		d.Errorf(model.CodeWrongType, d.Span(n), "expected a list", "devices must be a list, but got %s", yamlpos.KindName(n))
 		return false
 	}
 	if len(n.Content) > maxDevices {
-		d.errorf(model.CodeLimit, d.span(n), "", "a node lists %d devices; the limit is %d", len(n.Content), maxDevices)
+		d.Errorf(model.CodeLimit, d.Span(n), "", "a node lists %d devices; the limit is %d", len(n.Content), maxDevices)
 		return false
 	}
 	type peerRef struct {
@@ -415,82 +416,82 @@ func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 	byIndex := map[int]model.Span{}
 	uuids := map[string]model.Span{}
 	for pos, item := range n.Content {
-		item = deref(item)
+		item = yamlpos.Deref(item)
 		if item == nil || item.Kind != yaml.MappingNode {
-			d.errorf(model.CodeWrongType, d.span(item), "expected a mapping", "each device must be a mapping {index, uuid, ...}, but got %s", kindName(item))
+			d.Errorf(model.CodeWrongType, d.Span(item), "expected a mapping", "each device must be a mapping {index, uuid, ...}, but got %s", yamlpos.KindName(item))
 			return false
 		}
-		es := d.mapping(item)
-		if !d.inventoryFields(es, inventoryDeviceKeys, nil, d.span(item), "device", "") {
+		es := d.Mapping(item)
+		if !d.inventoryFields(es, inventoryDeviceKeys, nil, d.Span(item), "device", "") {
 			return false
 		}
 		dv := model.Device{Index: pos, NUMANode: -1}
-		at := d.span(item)
+		at := d.Span(item)
 		for _, e := range es {
-			switch e.key {
+			switch e.Key {
 			case "index", "memory_mib", "numa_node":
-				x, v, ok := d.integer(e.v, "device "+e.key)
+				x, v, ok := d.Integer(e.V, "device "+e.Key)
 				if !ok {
 					return false
 				}
 				switch {
-				case e.key == "index" && (x < 0 || x >= maxDevices):
-					d.errorf(model.CodeInventoryDevices, v.span, "", "device index %d is out of range", x)
+				case e.Key == "index" && (x < 0 || x >= maxDevices):
+					d.Errorf(model.CodeInventoryDevices, v.Span, "", "device index %d is out of range", x)
 					return false
-				case e.key == "memory_mib" && (x < 0 || x > 1<<40):
-					d.errorf(model.CodeInvalidValue, v.span, "", "memory_mib %d is out of range", x)
+				case e.Key == "memory_mib" && (x < 0 || x > 1<<40):
+					d.Errorf(model.CodeInvalidValue, v.Span, "", "memory_mib %d is out of range", x)
 					return false
-				case e.key == "numa_node" && (x < -1 || x > 1<<16):
-					d.errorf(model.CodeInvalidValue, v.span, "", "numa_node %d is out of range (-1 means unknown)", x)
+				case e.Key == "numa_node" && (x < -1 || x > 1<<16):
+					d.Errorf(model.CodeInvalidValue, v.Span, "", "numa_node %d is out of range (-1 means unknown)", x)
 					return false
 				}
-				switch e.key {
+				switch e.Key {
 				case "index":
-					dv.Index, at = x, v.span
+					dv.Index, at = x, v.Span
 				case "memory_mib":
 					dv.MemoryMiB = x
 				default:
 					dv.NUMANode = x
 				}
 			case "uuid", "name", "pci_bus_id":
-				v, ok := d.str(e.v, "device "+e.key)
+				v, ok := d.Scalar(e.V, "device "+e.Key)
 				if !ok {
 					return false
 				}
-				switch e.key {
+				switch e.Key {
 				case "uuid":
-					if first, dup := uuids[v.py.str]; dup && v.py.str != "" {
-						diag := d.errorf(model.CodeInventoryDevices, v.span, "same UUID", "GPU UUID %s is listed twice on one node", v.py.str)
+					if first, dup := uuids[v.Py.Str]; dup && v.Py.Str != "" {
+						diag := d.Errorf(model.CodeInventoryDevices, v.Span, "same UUID", "GPU UUID %s is listed twice on one node", v.Py.Str)
 						diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
 						return false
 					}
-					uuids[v.py.str] = v.span
-					dv.UUID = v.py.str
+					uuids[v.Py.Str] = v.Span
+					dv.UUID = v.Py.Str
 				case "name":
-					dv.Name = v.py.str
+					dv.Name = v.Py.Str
 				default:
-					dv.PCIBusID = v.py.str
+					dv.PCIBusID = v.Py.Str
 				}
 			case "nvlink":
-				seq := deref(e.v)
+				seq := yamlpos.Deref(e.V)
 				if seq == nil || seq.Kind != yaml.SequenceNode {
-					d.errorf(model.CodeWrongType, d.span(e.v), "expected a list", "nvlink must be a list of device indices, but got %s", kindName(seq))
+					d.Errorf(model.CodeWrongType, d.Span(e.V), "expected a list", "nvlink must be a list of device indices, but got %s", yamlpos.KindName(seq))
 					return false
 				}
 				dv.NVLinkKnown = true
 				dv.NVLinkPeers = []int{}
 				for _, it := range seq.Content {
-					p, v, ok := d.integer(it, "nvlink peer")
+					p, v, ok := d.Integer(it, "nvlink peer")
 					if !ok {
 						return false
 					}
-					peers = append(peers, peerRef{dev: len(nd.Devices), peer: p, at: v.span})
+					peers = append(peers, peerRef{dev: len(nd.Devices), peer: p, at: v.Span})
 					dv.NVLinkPeers = append(dv.NVLinkPeers, p)
 				}
 			}
 		}
 		if first, dup := byIndex[dv.Index]; dup {
-			diag := d.errorf(model.CodeInventoryDevices, at, fmt.Sprintf("device %d again", dv.Index), "device index %d is listed twice", dv.Index)
+			diag := d.Errorf(model.CodeInventoryDevices, at, fmt.Sprintf("device %d again", dv.Index), "device index %d is listed twice", dv.Index)
 			diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
 			return false
 		}
@@ -499,15 +500,15 @@ func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 	}
 	count := len(nd.Devices)
 	if countAt.Known() && nd.AccelCount != count {
-		diag := d.errorf(model.CodeInventoryDevices, countAt, fmt.Sprintf("%d accelerators", nd.AccelCount),
+		diag := d.Errorf(model.CodeInventoryDevices, countAt, fmt.Sprintf("%d accelerators", nd.AccelCount),
 			"the node has %d accelerators but lists %d devices", nd.AccelCount, count)
-		diag.Labels = []model.Label{{Span: d.span(n), Message: fmt.Sprintf("%d devices", count)}}
+		diag.Labels = []model.Label{{Span: d.Span(n), Message: fmt.Sprintf("%d devices", count)}}
 		return false
 	}
 	nd.AccelCount = count
 	for idx, at := range byIndex {
 		if idx >= count {
-			d.errorf(model.CodeInventoryDevices, at, "", "device index %d is past the node's %d devices (indices run 0..%d)", idx, count, count-1)
+			d.Errorf(model.CodeInventoryDevices, at, "", "device index %d is past the node's %d devices (indices run 0..%d)", idx, count, count-1)
 			return false
 		}
 	}
@@ -515,10 +516,10 @@ func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 		self := nd.Devices[p.dev].Index
 		switch {
 		case p.peer == self:
-			d.errorf(model.CodeInventoryDevices, p.at, "itself", "device %d lists itself as an NVLink peer", self)
+			d.Errorf(model.CodeInventoryDevices, p.at, "itself", "device %d lists itself as an NVLink peer", self)
 			return false
 		case p.peer < 0 || p.peer >= count:
-			d.errorf(model.CodeInventoryDevices, p.at, "no such device", "device %d lists NVLink peer %d, but the node's devices are 0..%d", self, p.peer, count-1)
+			d.Errorf(model.CodeInventoryDevices, p.at, "no such device", "device %d lists NVLink peer %d, but the node's devices are 0..%d", self, p.peer, count-1)
 			return false
 		}
 	}

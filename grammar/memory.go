@@ -4,6 +4,7 @@ import (
 	"math"
 	"strconv"
 
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -16,13 +17,13 @@ import (
 // placement check fail. The model-parallel sizes are the ones
 // modelParallel read.
 func (d *doc) memorySettings(cfg *model.Config) *model.MemorySettings {
-	r := memReader{d: d, s: &model.MemorySettings{Source: d.file, Framework: "rlinf"}}
+	r := memReader{d: d, s: &model.MemorySettings{Source: d.File(), Framework: "rlinf"}}
 	s := r.s
 	s.ModelPath = r.str("", "rollout.model.model_path", "actor.model.model_path")
 	s.ModelType = r.str("", "rollout.model.model_type", "actor.model.model_type")
 	mp := cfg.ModelParallel
 	s.Actor = r.trainer("actor", mp.ActorTP, mp.ActorPP, mp.ActorCP)
-	if d.path("inference") != nil {
+	if d.Path("inference") != nil {
 		inf := r.trainer("inference", mp.InferenceTP, r.integer(1, "inference.model.pipeline_model_parallel_size"), mp.ActorCP)
 		s.Inference = &inf
 	}
@@ -33,7 +34,7 @@ func (d *doc) memorySettings(cfg *model.Config) *model.MemorySettings {
 	}
 	for _, c := range cfg.Components {
 		for _, name := range c.Names {
-			if name == "rollout" || d.path(name+".gpu_memory_utilization") == nil && d.path(name+".rollout_backend") == nil {
+			if name == "rollout" || d.Path(name+".gpu_memory_utilization") == nil && d.Path(name+".rollout_backend") == nil {
 				continue
 			}
 			if s.OtherEngines == nil {
@@ -104,17 +105,17 @@ type memReader struct {
 // the key used (the first path when none is set).
 func (r *memReader) value(paths []string, read func(n *yaml.Node, key string) bool) (string, model.Span, bool) {
 	for _, p := range paths {
-		n := r.d.path(p)
+		n := r.d.Path(p)
 		if n == nil || n.Kind == yaml.ScalarNode && n.Tag == "!!null" {
 			continue
 		}
-		mark := len(r.d.diags)
+		mark := len(r.d.Diags)
 		ok := read(n, p)
-		if !ok && len(r.d.diags) > mark && r.d.diags[len(r.d.diags)-1].Code == model.CodeUnresolvedInterp {
-			r.s.Unread = append(r.s.Unread, model.UnreadKey{Key: p, Span: r.d.span(n), Reason: r.d.diags[len(r.d.diags)-1].Summary})
-			r.d.diags = r.d.diags[:mark]
+		if !ok && len(r.d.Diags) > mark && r.d.Diags[len(r.d.Diags)-1].Code == model.CodeUnresolvedInterp {
+			r.s.Unread = append(r.s.Unread, model.UnreadKey{Key: p, Span: r.d.Span(n), Reason: r.d.Diags[len(r.d.Diags)-1].Summary})
+			r.d.Diags = r.d.Diags[:mark]
 		}
-		return p, r.d.span(n), ok
+		return p, r.d.Span(n), ok
 	}
 	return paths[0], model.Span{}, false
 }
@@ -134,7 +135,7 @@ func read[T any](r *memReader, def T, paths []string, parse func(n *yaml.Node, k
 
 func (r *memReader) integer(def int, paths ...string) model.IntFact {
 	v, key, span, set := read(r, def, paths, func(n *yaml.Node, key string) (int, bool) {
-		x, _, ok := r.d.integer(n, key)
+		x, _, ok := r.d.Integer(n, key)
 		return x, ok
 	})
 	return model.IntFact{Value: v, Key: key, Span: span, Set: set}
@@ -142,7 +143,7 @@ func (r *memReader) integer(def int, paths ...string) model.IntFact {
 
 func (r *memReader) boolean(def bool, paths ...string) model.BoolFact {
 	v, key, span, set := read(r, def, paths, func(n *yaml.Node, key string) (bool, bool) {
-		x, _, ok := r.d.boolean(n, key)
+		x, _, ok := r.d.Boolean(n, key)
 		return x, ok
 	})
 	return model.BoolFact{Value: v, Key: key, Span: span, Set: set}
@@ -150,21 +151,21 @@ func (r *memReader) boolean(def bool, paths ...string) model.BoolFact {
 
 func (r *memReader) str(def string, paths ...string) model.StringFact {
 	v, key, span, set := read(r, def, paths, func(n *yaml.Node, key string) (string, bool) {
-		x, ok := r.d.scalar(n, key)
-		return x.py.str, ok
+		x, ok := r.d.Scalar(n, key)
+		return x.Py.Str, ok
 	})
 	return model.StringFact{Value: v, Key: key, Span: span, Set: set}
 }
 
 func (r *memReader) float(def float64, paths ...string) model.FloatFact {
 	v, key, span, set := read(r, def, paths, func(n *yaml.Node, key string) (float64, bool) {
-		x, ok := r.d.scalar(n, key)
+		x, ok := r.d.Scalar(n, key)
 		if !ok {
 			return 0, false
 		}
 		f, isNum := number(x)
 		if !isNum {
-			r.d.errorf(model.CodeWrongType, x.span, "not a number", "%s must be a number, but got %s", key, describe(x))
+			r.d.Errorf(model.CodeWrongType, x.Span, "not a number", "%s must be a number, but got %s", key, yamlpos.Describe(x))
 		}
 		return f, isNum
 	})
@@ -172,13 +173,13 @@ func (r *memReader) float(def float64, paths ...string) model.FloatFact {
 }
 
 // number is a YAML int or float as a float64 (Python's float() of it).
-func number(v value) (float64, bool) {
-	switch v.py.kind {
-	case pyInt:
-		x, err := strconv.ParseFloat(v.py.str, 64)
+func number(v yamlpos.Value) (float64, bool) {
+	switch v.Py.Kind {
+	case yamlpos.Int:
+		x, err := strconv.ParseFloat(v.Py.Str, 64)
 		return x, err == nil
-	case pyFloat:
-		x, err := strconv.ParseFloat(v.py.str, 64)
+	case yamlpos.Float:
+		x, err := strconv.ParseFloat(v.Py.Str, 64)
 		return x, err == nil && !math.IsNaN(x) && !math.IsInf(x, 0)
 	}
 	return 0, false

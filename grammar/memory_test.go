@@ -68,7 +68,8 @@ func TestMemorySettings(t *testing.T) {
 		{"interpolated precision", m.Rollout.Precision.Value == "fp16"},
 		{"batch", m.Batch.SeqLength.Value == 28672 && m.Batch.MaxPromptLength.Value == 1024 && !m.Batch.DynamicBatch.Value},
 		{"no inference section", m.Inference == nil && !m.Critic.Value},
-		{"resolver interpolation unread", len(m.Unread) == 1 && m.Unread[0].Key == "algorithm.sampling_params.max_new_tokens" && !m.Batch.MaxResponseLength.Set},
+		// RLinf's resolvers are evaluated: ${subtract:${runner.seq_length}, ${data.max_prompt_length}}.
+		{"resolver interpolation read", len(m.Unread) == 0 && m.Batch.MaxResponseLength.Set && m.Batch.MaxResponseLength.Value == 28672-1024},
 	}
 	for _, tt := range tests {
 		if !tt.ok {

@@ -11,7 +11,7 @@ func (d *doc) modelParallel(cfg *model.Config) {
 	read := func(f *model.IntFact, def int, paths ...string) {
 		f.Value = def
 		for _, p := range paths {
-			if d.path(p) != nil {
+			if d.Path(p) != nil {
 				d.positiveInt(f, p)
 				return
 			}
@@ -25,9 +25,9 @@ func (d *doc) modelParallel(cfg *model.Config) {
 	read(&mp.InferenceTP, mp.ActorTP.Value, "inference.model.tensor_model_parallel_size", "actor_inference.model.tensor_model_parallel_size")
 	mp.Present = mp.ActorTP.Set || mp.RolloutTP.Set
 	mp.RecomputeLogprobs.Value = true
-	if n := d.path("algorithm.recompute_logprobs"); n != nil {
-		if b, v, ok := d.boolean(n, "algorithm.recompute_logprobs"); ok {
-			mp.RecomputeLogprobs = model.BoolFact{Value: b, Set: true, Span: v.span}
+	if n := d.Path("algorithm.recompute_logprobs"); n != nil {
+		if b, v, ok := d.Boolean(n, "algorithm.recompute_logprobs"); ok {
+			mp.RecomputeLogprobs = model.BoolFact{Value: b, Set: true, Span: v.Span}
 		}
 	}
 }

@@ -12,18 +12,18 @@ func (d *doc) runConfig(cfg *model.Config) {
 	r := &cfg.Run
 	d.stringFact(&r.TaskType, "runner.task_type")
 	d.stringFact(&r.Workflow, "agentloop.workflow")
-	if n := d.path("runner.num_data_episodes"); n != nil {
-		r.DataEpisodes.Span, r.DataEpisodes.Set = d.span(n), true
+	if n := d.Path("runner.num_data_episodes"); n != nil {
+		r.DataEpisodes.Span, r.DataEpisodes.Set = d.Span(n), true
 	}
 }
 
 func (d *doc) stringFact(f *model.StringFact, path string) {
-	n := d.path(path)
+	n := d.Path(path)
 	if n == nil {
 		return
 	}
-	if v, ok := d.str(n, path); ok {
-		*f = model.StringFact{Value: v.py.str, Set: true, Span: v.span}
+	if v, ok := d.Scalar(n, path); ok {
+		*f = model.StringFact{Value: v.Py.Str, Set: true, Span: v.Span}
 	}
 }
 
@@ -40,17 +40,17 @@ func (d *doc) sections(cfg *model.Config) {
 			if name == "" || contains(standardSections, name) || strings.Contains(name, ".") {
 				continue
 			}
-			n := d.path(name)
+			n := d.Path(name)
 			if n == nil {
 				continue
 			}
-			s := model.SectionSizes{Span: d.span(n)}
+			s := model.SectionSizes{Span: d.Span(n)}
 			for _, k := range []struct {
 				f   *model.IntFact
 				key string
 			}{{&s.TensorParallel, "tensor_parallel_size"}, {&s.PipelineParallel, "pipeline_parallel_size"}, {&s.DataParallel, "dp_size"}} {
 				// RLinf reads these with .get(key, None): null is absent.
-				if v := d.path(name + "." + k.key); v != nil && v.Tag != "!!null" {
+				if v := d.Path(name + "." + k.key); v != nil && v.Tag != "!!null" {
 					d.positiveInt(k.f, name+"."+k.key)
 				}
 			}
@@ -64,17 +64,17 @@ func (d *doc) sections(cfg *model.Config) {
 
 // positiveInt reads an optional positive integer at path into f.
 func (d *doc) positiveInt(f *model.IntFact, path string) {
-	n := d.path(path)
+	n := d.Path(path)
 	if n == nil {
 		return
 	}
-	f.Span = d.span(n)
-	v, _, ok := d.integer(n, path)
+	f.Span = d.Span(n)
+	v, _, ok := d.Integer(n, path)
 	if !ok {
 		return
 	}
 	if v < 1 {
-		d.errorf(model.CodeInvalidValue, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", path, v)
+		d.Errorf(model.CodeInvalidValue, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", path, v)
 		return
 	}
 	f.Value, f.Set = v, true

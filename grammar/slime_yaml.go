@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -54,39 +55,39 @@ func LoadSlime(file string, data []byte, lim Limits, required bool) (*model.Slim
 		lim = DefaultLimits
 	}
 	d := parseDoc(file, data, lim)
-	if d.root == nil {
-		return nil, d.diags
+	if d.Root == nil {
+		return nil, d.Diags
 	}
-	root := deref(d.root)
+	root := yamlpos.Deref(d.Root)
 	if root.Kind != yaml.MappingNode {
-		d.errorf(model.CodeWrongType, d.span(root), "expected a mapping", "%s must be a YAML mapping with a `slime:` key", file)
-		return nil, d.diags
+		d.Errorf(model.CodeWrongType, d.Span(root), "expected a mapping", "%s must be a YAML mapping with a `slime:` key", file)
+		return nil, d.Diags
 	}
-	top := d.mapping(root)
+	top := d.Mapping(root)
 	first := model.Span{File: file, Line: 1, Col: 1, EndLine: 1, EndCol: 2}
 	cfg := &model.SlimeConfig{Source: file, Span: first, End: first}
-	e, ok := lookup(top, "slime")
+	e, ok := yamlpos.Lookup(top, "slime")
 	switch {
 	case ok:
-		cfg.Span = d.keySpan(e.k)
+		cfg.Span = d.Span(e.K)
 		cfg.End = cfg.Span
-		d.slime(cfg, e.v)
+		d.slime(cfg, e.V)
 	case required:
-		diag := d.errorf(model.CodeMissingField, first, "", "%s has no `slime:` section", file)
+		diag := d.Errorf(model.CodeMissingField, first, "", "%s has no `slime:` section", file)
 		diag.Help = []model.Fix{{Message: "add `slime:` with the placement flags (actor_num_nodes, rollout_num_gpus, ...), or pass them with --slime"}}
-		return nil, d.diags
+		return nil, d.Diags
 	}
-	if e, ok := lookup(top, "inventory"); ok {
-		cfg.Inventory = d.inventory(e.v)
+	if e, ok := yamlpos.Lookup(top, "inventory"); ok {
+		cfg.Inventory = d.inventory(e.V)
 		if cfg.Inventory == nil {
-			return nil, d.diags
+			return nil, d.Diags
 		}
 	}
-	return cfg, d.diags
+	return cfg, d.Diags
 }
 
 func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
-	n = deref(n)
+	n = yamlpos.Deref(n)
 	if n == nil || n.Tag == "!!null" {
 		return
 	}
@@ -95,7 +96,7 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		d.errorf(model.CodeWrongType, d.span(n), "expected a mapping", "`slime` must be a mapping of flags (or a string of them), but got %s", kindName(n))
+		d.Errorf(model.CodeWrongType, d.Span(n), "expected a mapping", "`slime` must be a mapping of flags (or a string of them), but got %s", yamlpos.KindName(n))
 		return
 	}
 	var names []string
@@ -107,13 +108,13 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 	}
 	var ignored []string
 	var ignSpan model.Span
-	for _, e := range d.mapping(n) {
-		norm := strings.ReplaceAll(strings.TrimLeft(e.key, "-"), "-", "_")
+	for _, e := range d.Mapping(n) {
+		norm := strings.ReplaceAll(strings.TrimLeft(e.Key, "-"), "-", "_")
 		key, asSwitch, ok := model.SlimeKeyByYAML(norm)
-		ks := d.keySpan(e.k)
+		ks := d.Span(e.K)
 		if !ok {
 			if near := fuzzy.Nearest(norm, names); near != "" && !strings.HasPrefix(norm, "sglang_") {
-				diag := d.errorf(model.CodeSlimeFlag, ks, "unknown key", "unknown slime key `%s`; did you mean `%s`?", e.key, near)
+				diag := d.Errorf(model.CodeSlimeFlag, ks, "unknown key", "unknown slime key `%s`; did you mean `%s`?", e.Key, near)
 				diag.Why = "A misspelt placement key would leave its default in force."
 				diag.Help = []model.Fix{{Message: fmt.Sprintf("write `%s`", near), Edits: []model.Edit{{Span: ks, NewText: near}}}}
 				continue
@@ -121,10 +122,10 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 			if len(ignored) == 0 {
 				ignSpan = ks
 			}
-			ignored = append(ignored, e.key)
+			ignored = append(ignored, e.Key)
 			continue
 		}
-		if v, ok := d.slimeValue(key, asSwitch, e.v); ok {
+		if v, ok := d.slimeValue(key, asSwitch, e.V); ok {
 			v.Span = ks
 			if v.ValueSpan.Line == ks.Line {
 				v.Span.EndCol = v.ValueSpan.EndCol
@@ -133,7 +134,7 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 		}
 	}
 	if len(ignored) > 0 {
-		d.diags = append(d.diags, model.Diagnostic{Code: model.NoteSlimeIgnored, Severity: model.SeverityNote,
+		d.Diags = append(d.Diags, model.Diagnostic{Code: model.NoteSlimeIgnored, Severity: model.SeverityNote,
 			Summary:      fmt.Sprintf("ignored %d key(s) under slime: that do not affect placement: %s", len(ignored), quoteList(ignored)),
 			Primary:      ignSpan,
 			PrimaryLabel: "not a placement flag",
@@ -147,33 +148,33 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 func (d *doc) slimeValue(key model.SlimeKey, asSwitch bool, n *yaml.Node) (model.SlimeValue, bool) {
 	info := key.Info()
 	what := "slime." + info.Key
-	v := model.SlimeValue{Set: true, ValueSpan: d.span(n), Value: 1}
+	v := model.SlimeValue{Set: true, ValueSpan: d.Span(n), Value: 1}
 	switch {
 	case info.Bool || asSwitch:
-		b, val, ok := d.boolean(n, what)
+		b, val, ok := d.Boolean(n, what)
 		if !ok {
 			return v, false
 		}
-		v.Value, v.ValueSpan = b2i(b), val.span
+		v.Value, v.ValueSpan = b2i(b), val.Span
 		v.Text = fmt.Sprintf("%s: %v", info.Key, b)
 		return v, true
 	case info.Text:
 		var parts []string
-		for _, it := range append([]*yaml.Node{n}, deref(n).Content...) {
-			if it = deref(it); it != nil && it.Kind == yaml.ScalarNode {
+		for _, it := range append([]*yaml.Node{n}, yamlpos.Deref(n).Content...) {
+			if it = yamlpos.Deref(it); it != nil && it.Kind == yaml.ScalarNode {
 				parts = append(parts, it.Value)
 			}
 		}
 		v.Arg = strings.Join(parts, " ")
-		v.Set = v.Arg != "" && deref(n).Tag != "!!null"
+		v.Set = v.Arg != "" && yamlpos.Deref(n).Tag != "!!null"
 		v.Text = fmt.Sprintf("%s: %s", info.Key, v.Arg)
 		return v, v.Set
 	}
-	x, val, ok := d.integer(n, what)
+	x, val, ok := d.Integer(n, what)
 	if !ok {
 		return v, false
 	}
-	v.ValueSpan = val.span
+	v.ValueSpan = val.Span
 	least := 1
 	if info.Zero {
 		least = 0
@@ -183,7 +184,7 @@ func (d *doc) slimeValue(key model.SlimeKey, asSwitch bool, n *yaml.Node) (model
 		if x > MaxSlimeValue {
 			label, msg = "too large", fmt.Sprintf("%s is %d; rlsolve accepts at most %d", what, x, MaxSlimeValue)
 		}
-		d.errorf(model.CodeSlimeValue, val.span, label, "%s", msg)
+		d.Errorf(model.CodeSlimeValue, val.Span, label, "%s", msg)
 		return v, false
 	}
 	v.Value = x
@@ -194,19 +195,19 @@ func (d *doc) slimeValue(key model.SlimeKey, asSwitch bool, n *yaml.Node) (model
 // slimeString reads `slime: "--actor-num-nodes 2 ..."`, with positions
 // inside the scalar when it is written on one line as it reads.
 func (d *doc) slimeString(cfg *model.SlimeConfig, n *yaml.Node) {
-	v, ok := d.str(n, "slime")
+	v, ok := d.Scalar(n, "slime")
 	if !ok {
 		return
 	}
-	s := v.py.str
-	loc := &slimeLocator{file: d.file, s: s, at: func(off int) (int, int) {
-		if v.exact && v.span.EndLine == v.span.Line {
-			return v.span.Line, v.span.Col + min(max(off, 0), len(s))
+	s := v.Py.Str
+	loc := &slimeLocator{file: d.File(), s: s, at: func(off int) (int, int) {
+		if v.Exact && v.Span.EndLine == v.Span.Line {
+			return v.Span.Line, v.Span.Col + min(max(off, 0), len(s))
 		}
-		return v.span.Line, v.span.Col
+		return v.Span.Line, v.Span.Col
 	}}
 	inner, ds := parseSlimeFlags(s, loc, d.limits)
-	d.diags = append(d.diags, ds...)
+	d.Diags = append(d.Diags, ds...)
 	if inner == nil {
 		return
 	}

@@ -1,9 +1,11 @@
 package pipeline_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 )
@@ -17,6 +19,7 @@ func TestExplainExamplesTrigger(t *testing.T) {
 		model.CodeFileRead:     "a file that cannot be read, not a config",
 		model.CodeSolverBudget: "needs a time budget too small for any example (pipeline tests set one)",
 		model.CodeInternal:     "a bug in rlsolve: no config triggers it by design",
+		model.NoteSearchPath:   "needs a folder of configs above the example; grammar's composition tests trigger it",
 	}
 	for _, e := range diag.Codes() {
 		if _, skip := elsewhere[e.Code]; skip {
@@ -29,8 +32,9 @@ func TestExplainExamplesTrigger(t *testing.T) {
 			continue // memory: proptest/memory_examples_test.go until check emits them
 		}
 		found := false
+		ovs := exampleOverrides(t, e.Example)
 		for _, mode := range []model.PlacementClass{model.PlacementClass(""), model.ClassModelParallel} {
-			o := pipeline.CheckBytes("example.yaml", []byte(e.Example), pipeline.Options{GPUsPerNode: -1, Class: mode})
+			o := pipeline.CheckBytes("example.yaml", []byte(e.Example), pipeline.Options{GPUsPerNode: -1, Class: mode, Overrides: ovs})
 			for _, d := range o.Diagnostics {
 				found = found || d.Code == e.Code
 			}
@@ -39,4 +43,19 @@ func TestExplainExamplesTrigger(t *testing.T) {
 			t.Errorf("%s (%s): its explain example does not trigger it", e.Code, e.Title)
 		}
 	}
+}
+
+// exampleOverrides reads the overrides an example's first line gives, as
+// in `# rlsolve check example.yaml cluster.num_nodes=2`.
+func exampleOverrides(t *testing.T, example string) grammar.Overrides {
+	first, _, _ := strings.Cut(example, "\n")
+	args, ok := strings.CutPrefix(first, "# rlsolve check example.yaml ")
+	if !ok {
+		return grammar.Overrides{}
+	}
+	ovs, err := grammar.ParseOverrides(strings.Fields(args))
+	if err != nil {
+		t.Fatalf("example overrides %q: %v", args, err)
+	}
+	return ovs
 }

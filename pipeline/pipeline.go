@@ -31,6 +31,9 @@ type Options struct {
 	// SlimeSource names where a slime command came from (a file, <stdin>);
 	// "" is grammar.SlimeSource, the --slime string itself.
 	SlimeSource string
+	// Overrides are Hydra command-line overrides, applied to an RLinf
+	// config after its defaults list is composed.
+	Overrides grammar.Overrides
 }
 
 func (o *Options) solver() solver.Options {
@@ -94,7 +97,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 		opt.Limits = grammar.DefaultLimits
 	}
 	o := &Outcome{File: file, Sources: map[string][]byte{file: data}}
-	cfg, ds := grammar.LoadConfig(file, data, opt.Limits)
+	cfg, ds := grammar.LoadConfigWith(file, data, grammar.ConfigOptions{Limits: opt.Limits, Overrides: opt.Overrides})
 	o.Config, o.Diagnostics = cfg, ds
 	defer func() { o.Diagnostics.Sort() }()
 	// The rules still run after errors in some entries, so that one run

@@ -155,6 +155,7 @@ func TestValid(t *testing.T) {
 	for name, src := range map[string]string{
 		"bare section":        "num_nodes: 1\ncomponent_placement:\n  actor: all\n",
 		"int placement":       "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0\n",
+		"defaults list":       "defaults:\n  - env/maniskill@env.train\n  - model: [a, b]\n  - optional override db: null\n  - _self_\n" + base,
 		"interpolated size":   "cluster:\n  num_nodes: ${n}\n  component_placement: {}\nn: 2\n",
 		"inventory in config": base + "inventory:\n  nodes:\n    - ranks: 0-1\n      accelerators: 8\n",
 		"node_group list":     "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: {node_group: [a, b], placement: all}\n",
@@ -212,6 +213,10 @@ func TestInvalid(t *testing.T) {
 		"inventory rank ranks":   base + "inventory:\n  nodes:\n    - {rank: 0, ranks: 0-1, accelerators: 8}\n",
 		"inventory robot":        base + "inventory:\n  nodes:\n    - {ranks: 0-1, accelerators: 8, hardware: {Robot: 1}}\n",
 		"inventory node key":     base + "inventory:\n  nodes:\n    - {ranks: 0-1, accelerator: 8}\n",
+		"camera serial string":   group("    - {label: a, node_ranks: 0, hardware: {type: Franka, configs: [{node_rank: 0, robot_ip: 10.0.0.1, camera_serials: \"3221\"}]}}\n"),
+		"switch mapping":         base + "  recreate_nccl_groups: {on: true}\n",
+		"interpreter list":       group("    - {label: a, node_ranks: 0, env_configs: [{node_ranks: 0, python_interpreter_path: [/usr/bin/python3]}]}\n"),
+		"defaults mapping":       "defaults: {model: a}\n" + base,
 		"no cluster":             "defaults: []\nrunner: {}\n",
 	} {
 		if err := cluster.Validate(toJSON(t, []byte(src))); err == nil {

@@ -17,13 +17,19 @@ func newCheck() *cobra.Command {
 	var in inputFlags
 	var output string
 	c := &cobra.Command{
-		Use:   "check FILE...",
+		Use:   "check FILE... [KEY=VALUE...]",
 		Short: "Validate configs: every problem with file:line:col and a way out",
 		Long: `check runs every validation RLinf makes (including those RLinf only makes when
 it launches workers) and rlsolve's own (YAML 1.1 surprises, D1-D13 of the spec).
 Diagnostics go to stderr as code frames; --output json|sarif prints a document
-on stdout instead.`,
+on stdout instead.
+
+A config's Hydra defaults list is composed as RLinf's entry points compose it
+(config groups beside the file and in hydra.searchpath), then Hydra overrides
+after the files apply: key=value, +key=value (add), ++key=value (add or set),
+~key (delete), group=option. Values they set point at <command line>.`,
 		Example: `  rlsolve check train.yaml
+  rlsolve check train.yaml cluster.num_nodes=2 actor.model.tensor_model_parallel_size=4
   rlsolve check train.yaml --inventory cluster.yaml --strict
   rlsolve check configs/*.yaml --output short
   rlsolve check train.yaml --output sarif > rlsolve.sarif`,
@@ -36,6 +42,13 @@ on stdout instead.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, err := in.class(); err != nil {
 				return err
+			}
+			args, err := in.files(args)
+			if err != nil {
+				return err
+			}
+			if len(args) == 0 && in.slime == "" {
+				return usageErrorf("check needs a config FILE before its overrides")
 			}
 			switch output {
 			case "text", "short", "json", "sarif":
@@ -93,7 +106,7 @@ func strictNote(o *pipeline.Outcome, strict bool) {
 // checkAll checks every FILE (or the --slime flags alone), each read
 // once; the sources hold the --slime string for code frames.
 func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources) {
-	src := diag.DiskSources()
+	src := in.sources()
 	inv, bad := in.loadInventory()
 	command, source := "", ""
 	if bad == nil && in.slime != "" {
@@ -109,7 +122,7 @@ func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources
 	class, _ := in.class()
 	var outs []*pipeline.Outcome
 	for _, f := range files {
-		o, _ := pipeline.Check(f, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source})
+		o, _ := pipeline.Check(f, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source, Overrides: in.overrides})
 		for name, text := range o.Sources {
 			src.Files[name] = text
 		}

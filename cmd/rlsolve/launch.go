@@ -90,6 +90,10 @@ func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
 	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
 		files, tail = args[:dash], args[dash:]
 	}
+	files, err := f.in.files(files)
+	if err != nil {
+		return err
+	}
 	if len(files) != 1 {
 		return usageErrorf("launch takes one config FILE, got %d (put the program after --component NAME --)", len(files))
 	}
@@ -146,7 +150,7 @@ func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
 		return exitFor([]*pipeline.Outcome{bad}, f.in.strict)
 	}
 	o := f.in.analyze(files[0], inv)
-	diag.Text(os.Stderr, o.Diagnostics, diag.DiskSources(), useColor())
+	diag.Text(os.Stderr, o.Diagnostics, f.in.sources(), useColor())
 	if o.Failed(f.in.strict) || o.Result == nil || o.Result.Plan == nil {
 		diag.Summary(os.Stderr, o.Diagnostics, o.File)
 		strictNote(o, f.in.strict)

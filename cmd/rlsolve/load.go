@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
@@ -21,6 +22,42 @@ type inputFlags struct {
 	strict      bool
 	budget      time.Duration
 	slime       string // --slime: slime's placement flags (FILE is then optional)
+	// overrides are the Hydra overrides among the arguments (key=value,
+	// +key=value, ++key=value, ~key), applied to each config after it is
+	// composed.
+	overrides grammar.Overrides
+}
+
+// files splits the arguments into config files and Hydra overrides, as
+// `rlsolve check train.yaml cluster.num_nodes=2 +x=y ~z` writes them. An
+// argument that names an existing file is a file whatever it looks like.
+func (f *inputFlags) files(args []string) ([]string, error) {
+	var files, ovs []string
+	for _, a := range args {
+		if _, err := os.Stat(a); err == nil || !grammar.IsOverride(a) {
+			files = append(files, a)
+			continue
+		}
+		ovs = append(ovs, a)
+	}
+	parsed, err := grammar.ParseOverrides(ovs)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	if f.slime != "" && len(ovs) > 0 {
+		return nil, usageErrorf("%s: Hydra overrides change RLinf configs, not --slime flags (put the flag in --slime)", ovs[0])
+	}
+	f.overrides = parsed
+	return files, nil
+}
+
+// sources gives code frames the files on disk and the overrides' line.
+func (f *inputFlags) sources() diag.Sources {
+	src := diag.DiskSources()
+	if len(f.overrides.List) > 0 {
+		src.Files[grammar.OverrideSource] = []byte(f.overrides.Text)
+	}
+	return src
 }
 
 func (f *inputFlags) register(c *cobra.Command) {
@@ -75,7 +112,7 @@ func (f *inputFlags) slimeCommand() (text, source string, bad *pipeline.Outcome)
 // analyze runs the whole pipeline on one config file.
 func (f *inputFlags) analyze(file string, inv *model.Inventory) *pipeline.Outcome {
 	class, _ := f.class()
-	return pipeline.CheckFile(file, pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Class: class, SolverBudget: f.budget})
+	return pipeline.CheckFile(file, pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Class: class, SolverBudget: f.budget, Overrides: f.overrides})
 }
 
 // optionalInt is an int flag whose unset value (-1) is not shown as a

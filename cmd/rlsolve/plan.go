@@ -18,7 +18,7 @@ func newPlan() *cobra.Command {
 	var output, component string
 	var rank int
 	c := &cobra.Command{
-		Use:   "plan FILE",
+		Use:   "plan FILE [KEY=VALUE...]",
 		Short: "Show where every worker lands: node, GPUs, ranks, environment",
 		Long: `plan expands a valid config into one record per worker, with RLinf's placement
 fields, the host and address the inventory knows, and the exact environment
@@ -27,13 +27,18 @@ scripts; --output env prints one worker's environment as shell lines that
 eval gives exactly what launch gives the worker (PATH-like variables are
 merged with the shell's, as launch merges them).`,
 		Example: `  rlsolve plan train.yaml
+  rlsolve plan train.yaml cluster.num_nodes=4 --gpus-per-node 8
   rlsolve plan train.yaml --inventory cluster.yaml --output json | jq '.components.actor.placements[0]'
   eval "$(rlsolve plan train.yaml --output env --component rollout --rank 3)"`,
 		Args: func(cmd *cobra.Command, args []string) error {
-			if in.slime != "" {
-				return cobra.MaximumNArgs(1)(cmd, args) // the --slime flags are the layout; FILE is optional
+			files, err := in.files(args)
+			if err != nil {
+				return err
 			}
-			return cobra.ExactArgs(1)(cmd, args)
+			if in.slime != "" {
+				return cobra.MaximumNArgs(1)(cmd, files) // the --slime flags are the layout; FILE is optional
+			}
+			return cobra.ExactArgs(1)(cmd, files)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runPlan(&in, args, output, component, rank)
@@ -69,11 +74,14 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 	if err != nil {
 		return err
 	}
+	if args, err = in.files(args); err != nil {
+		return err
+	}
 	file := ""
 	if len(args) > 0 {
 		file = args[0]
 	}
-	src := diag.DiskSources()
+	src := in.sources()
 	inv, bad := in.loadInventory()
 	command, source := "", ""
 	if bad == nil && in.slime != "" {
@@ -84,7 +92,7 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
 		return exitFor([]*pipeline.Outcome{bad}, in.strict)
 	}
-	o, so := pipeline.Check(file, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source})
+	o, so := pipeline.Check(file, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source, Overrides: in.overrides})
 	format, err := planFormat(output, component, so != nil)
 	if err != nil {
 		return err

@@ -1,0 +1,115 @@
+package yamlpos
+
+import (
+	"bytes"
+	"unicode/utf8"
+
+	"github.com/rlsolve/rlsolve/model"
+	"go.yaml.in/yaml/v3"
+)
+
+// Span is the exact source range of a node, in the file it came from. For a
+// scalar it covers the value's characters (inside the quotes), so that
+// Span.Sub can point at one character; where the text cannot be matched it
+// covers the first character.
+func (d *Doc) Span(n *yaml.Node) model.Span {
+	if n == nil {
+		return model.Span{File: d.main.Name}
+	}
+	src := d.source(n)
+	if n.Kind == yaml.MappingNode && len(n.Content) > 0 && n.Style&yaml.FlowStyle == 0 {
+		// A block mapping is shown by its first key, so that an underline
+		// does not sit alone on a list item's dash (and a composed mapping
+		// points into the file its first key came from).
+		return d.Span(n.Content[0])
+	}
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		if n.Style&yaml.FlowStyle != 0 && len(n.Content) > 0 {
+			return d.flowSpan(n, spanIn(src, n))
+		}
+	}
+	return spanIn(src, n)
+}
+
+// spanIn is the span of n in src, without following a mapping to its
+// first key.
+func spanIn(src *Source, n *yaml.Node) model.Span {
+	if n == nil || n.Line == 0 {
+		return model.Span{File: src.Name}
+	}
+	col := src.byteColumn(n.Line, n.Column)
+	s := model.Span{File: src.Name, Line: n.Line, Col: col, EndLine: n.Line, EndCol: col + 1}
+	if n.Kind != yaml.ScalarNode || n.Line > len(src.lines) {
+		return s
+	}
+	line := src.lines[n.Line-1]
+	start := col - 1
+	if start < 0 || start > len(line) {
+		return s
+	}
+	off := 0
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
+		off = 1
+	}
+	v := []byte(n.Value)
+	if start+off+len(v) <= len(line) && bytes.Equal(line[start+off:start+off+len(v)], v) {
+		s.Col = col + off
+		s.EndCol = s.Col + len(v)
+		if len(v) == 0 {
+			s.EndCol = s.Col + 1
+		}
+	}
+	return s
+}
+
+// byteColumn turns yaml.v3's column (characters, from 1) into a byte
+// column, the unit of every span, so that a caret or an edit lands on the
+// right character after non-ASCII text.
+func (s *Source) byteColumn(line, col int) int {
+	if line < 1 || line > len(s.lines) {
+		return col
+	}
+	text := s.lines[line-1]
+	i := 0
+	for c := 1; c < col && i < len(text); c++ {
+		_, size := utf8.DecodeRune(text[i:])
+		i += size
+	}
+	if i >= len(text) && col-1 > i {
+		return col // past the line: keep yaml's value
+	}
+	return i + 1
+}
+
+// flowSpan covers a one-line flow collection from '[' or '{' to its closing
+// bracket, so that an edit can replace it whole.
+func (d *Doc) flowSpan(n *yaml.Node, s model.Span) model.Span {
+	closing := byte(']')
+	if n.Kind == yaml.MappingNode {
+		closing = '}'
+	}
+	src := d.source(n)
+	last := d.Span(n.Content[len(n.Content)-1])
+	if last.Line != n.Line || last.File != src.Name || n.Line > len(src.lines) {
+		return s
+	}
+	line := src.lines[n.Line-1]
+	for i := last.EndCol - 1; i >= 0 && i < len(line); i++ {
+		if line[i] == closing {
+			s.EndCol = i + 2
+			return s
+		}
+	}
+	return s
+}
+
+// TokenSpan covers a scalar's whole token, quotes included (for edits that
+// replace it).
+func (d *Doc) TokenSpan(n *yaml.Node) model.Span {
+	s := d.Span(n)
+	if n != nil && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && s.EndCol-s.Col == len(n.Value) {
+		s.Col--
+		s.EndCol++
+	}
+	return s
+}

@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/rlsolve/rlsolve/internal/hostlist"
 )
 
 // Slurm runs each component as one srun step inside an existing allocation
@@ -682,7 +684,11 @@ func (p *srunParser) line(l []byte) {
 		return
 	}
 	code, sig, errText := parseTaskEnd(m[3])
-	for _, t := range expandTasks(m[2]) {
+	tasks, err := hostlist.Ranges(m[2], len(p.c.Workers))
+	if err != nil {
+		return
+	}
+	for _, t := range tasks {
 		if t < 0 || t >= len(p.c.Workers) {
 			continue
 		}
@@ -714,28 +720,6 @@ func parseLabel(l []byte) (int, []byte, bool) {
 		return 0, nil, false
 	}
 	return n, rest[1:], true
-}
-
-// expandTasks reads srun's task lists: "3", "0-2", "0,2-3".
-func expandTasks(s string) []int {
-	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			continue
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a || b-a > 1<<20 {
-				continue
-			}
-		}
-		for t := a; t <= b; t++ {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 // srunSignals maps strsignal() texts, which srun prints for a task a

@@ -148,9 +148,6 @@ func TestParseLabel(t *testing.T) {
 			t.Errorf("parseLabel(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := fmt.Sprint(expandTasks("0-2,5,7-7,x,9-8")); got != "[0 1 2 5 7]" {
-		t.Errorf("expandTasks = %s", got)
-	}
 	for in, want := range map[string]string{
 		"Exited with exit code 3":          "3 0 ",
 		"Killed":                           fmt.Sprintf("-1 %d ", syscall.SIGKILL),

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/hostlist"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -379,7 +380,7 @@ func (d *doc) nameList(es []entry, single, plural string, count int) ([]string, 
 			return nil, nil, false
 		}
 		var err error
-		if names, err = ExpandHostlist(v.py.str, count); err != nil {
+		if names, err = hostlist.Expand(v.py.str, count); err != nil {
 			d.errorf(model.CodeInventoryInvalid, v.span, "", "%s: %v", plural, err)
 			return nil, nil, false
 		}

@@ -13,7 +13,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/diag"
 	rlexec "github.com/rlsolve/rlsolve/exec"
-	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/internal/hostlist"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
@@ -222,7 +222,7 @@ func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
 			}
 		}
 		launcher = &rlexec.Slurm{JobID: jobID, ShimArgv: []string{shim, "shim"}, Gres: f.gres,
-			ExpandHostlist: func(s string) ([]string, error) { return grammar.ExpandHostlist(s, 1<<16) }}
+			ExpandHostlist: func(s string) ([]string, error) { return hostlist.Expand(s, 1<<16) }}
 	}
 	rep, err := launcher.Launch(context.Background(), job, rlexec.Options{
 		Stdout: os.Stdout, Stderr: os.Stderr, LogDir: logDir, Grace: f.grace, Signals: sigs, Notef: note})

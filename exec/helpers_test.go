@@ -19,10 +19,12 @@ import (
 	"github.com/rlsolve/rlsolve/strategies"
 )
 
-// The test binary doubles as the worker program and as the shim:
+// The test binary doubles as the worker program, the shim and the
+// guardian (launch's default guardian is its own binary with GuardCommand):
 //
 //	TESTBIN __worker__ MODE ARGS...
 //	TESTBIN __shim__ --plan FILE --component NAME
+//	TESTBIN guard
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -30,6 +32,8 @@ func TestMain(m *testing.M) {
 			os.Exit(testWorker(os.Args[2:]))
 		case "__shim__":
 			os.Exit(Shim(os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
+		case GuardCommand:
+			os.Exit(Guard(os.Stdin, os.Stdout))
 		}
 	}
 	os.Exit(m.Run())

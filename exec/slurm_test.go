@@ -147,7 +147,7 @@ func TestSlurmEnvContract(t *testing.T) {
 	if !strings.Contains(out.String(), "env/1: ARGV0 "+bin+"\n") {
 		t.Error("python3 was not replaced by the group's interpreter on n4")
 	}
-	if data, err := os.ReadFile(filepath.Join(logDir, "rollout-3.log")); err != nil || !strings.Contains(string(data), "\nENV SLURMD_NODENAME=n2\n") {
+	if data, err := os.ReadFile(filepath.Join(rep.LogDir, "rollout-3.log")); err != nil || !strings.Contains(string(data), "\nENV SLURMD_NODENAME=n2\n") {
 		t.Errorf("rollout-3.log: %v\n%s", err, data)
 	}
 	noSteps(t, jobID, job.ID)
@@ -313,7 +313,7 @@ func TestSlurmOverhead(t *testing.T) {
 		hosts = append(hosts, o.Result.Cluster.Nodes[p.ClusterNodeRank].Hostname)
 	}
 	hf := filepath.Join(dir, "hosts")
-	if err := writeHostFile(hf, hosts); err != nil {
+	if err := os.WriteFile(hf, []byte(strings.Join(hosts, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	const runs = 7

@@ -167,9 +167,8 @@ func TestParseLabel(t *testing.T) {
 func TestSrunParser(t *testing.T) {
 	out := &output{}
 	sink := &lineSink{out: out, err: out}
-	c := &Component{Name: "actor", Workers: []Worker{{Component: "actor", Rank: 0}, {Component: "actor", Rank: 1}}}
-	events := make(chan slurmEvent, 10)
-	p := &srunParser{c: c, sink: sink, stderr: true, events: events, last: &lastLine{},
+	var ends []taskEnd
+	p := &srunParser{component: "actor", sink: sink, stderr: true, taskEnded: func(t taskEnd) { ends = append(ends, t) }, last: &lastLine{},
 		writers: []*lineWriter{newLineWriter("actor/0: ", sink, true, nil), newLineWriter("actor/1: ", sink, true, nil)}}
 	long := strings.Repeat("x", 2500)
 	exact := strings.Repeat("y", 1024)
@@ -186,11 +185,10 @@ func TestSrunParser(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", out.String(), want)
 	}
 	var got []string
-	for len(events) > 0 {
-		ev := <-events
-		got = append(got, ev.result.Name()+" "+ev.result.Host+" "+ev.result.How())
+	for _, e := range ends {
+		got = append(got, fmt.Sprintf("%d %s %d %s", e.Task, e.Host, e.Code, signalName(e.Signal)))
 	}
-	if fmt.Sprint(got) != "[actor/0 n2 exited with status 3 actor/1 n2 exited with status 3 actor/1 n1 killed by SIGKILL]" {
+	if fmt.Sprint(got) != "[0 n2 3 signal 0 1 n2 3 signal 0 1 n1 -1 SIGKILL]" {
 		t.Errorf("events %q", got)
 	}
 	if p.last.get() != "srun: error: n1: task 1: Killed" {

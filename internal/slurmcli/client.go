@@ -9,7 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -219,6 +221,20 @@ type StepSpec struct {
 	Label bool
 	// Gres is srun's --gres, "" for none.
 	Gres string
+}
+
+// RunStep runs a short step to its end (srun with its tasks placed by the
+// host file) and returns its standard output.
+func (c *Client) RunStep(ctx context.Context, s StepSpec, hostFile string, argv ...string) ([]byte, error) {
+	args := append(SrunArgs(s), argv...)
+	if c.Run != nil {
+		return c.Run(ctx, c.SrunPath(), args...)
+	}
+	env := c.Env
+	if env == nil {
+		env = os.Environ()
+	}
+	return execRun(ctx, append(slices.Clip(env), "SLURM_HOSTFILE="+hostFile), c.SrunPath(), args...)
 }
 
 // SrunArgs is srun's argv (without the program) for a step: it overlaps

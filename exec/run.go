@@ -10,6 +10,11 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// NoCgroupVar, set (not "0") in launch's environment, keeps the run out of
+// a cgroup of its own even where cgroup v2 is delegated (where something
+// else manages the cgroups); the guardian's subreaper then keeps the run.
+const NoCgroupVar = "RLSOLVE_NO_CGROUP"
+
 // run is one launch's machinery, the same for every backend: its log
 // directory, its containment (cgroup or subreaper), the guardian that owns
 // its units, and the supervisor that decides.
@@ -71,6 +76,10 @@ func (r *run) contain() {
 	}
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		r.notef("cannot become a child subreaper: %v", err)
+	}
+	if v, _ := envValue(r.opt.environ(), NoCgroupVar); v != "" && v != "0" {
+		r.rep.Containment = "subreaper (no cgroup: " + NoCgroupVar + " is set)"
+		return
 	}
 	cg, err := newCgroup(r.job.ID)
 	if err != nil {

@@ -230,21 +230,6 @@ func TestSlurmCancel(t *testing.T) {
 	}
 }
 
-// buildRlsolve builds the rlsolve command for end-to-end runs.
-func buildRlsolve(t *testing.T) string {
-	t.Helper()
-	gobin, err := osexec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build rlsolve")
-	}
-	bin := filepath.Join(t.TempDir(), "rlsolve")
-	cmd := osexec.Command(gobin, "build", "-o", bin, "github.com/rlsolve/rlsolve/cmd/rlsolve")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestSlurmCLI runs `rlsolve launch --backend slurm` end to end: the shim
 // is the real `rlsolve shim`, the workers check in from the nodes, and a
 // failing worker's status is rlsolve's exit status.

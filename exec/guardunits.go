@@ -1,10 +1,10 @@
 package exec
 
 import (
-	"context"
 	"errors"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -226,37 +226,48 @@ func (g *guardian) finish() {
 	g.emit(guardEvent{Kind: "done"})
 }
 
-// abandoned stops a run whose launch is gone: the units get SIGTERM and
-// the grace period, then SIGKILL; Slurm steps are cancelled; leftovers are
-// swept; the logs get every line.
+// abandoned stops a run whose launch is gone, as launch would have: the
+// units get SIGTERM (an srun step's tasks through Slurm, so that srun
+// passes their last lines on) and the grace period, then SIGKILL (the
+// steps cancelled first); leftovers are swept; the logs get every line.
 func (g *guardian) abandoned() {
-	g.signal(syscall.SIGTERM, nil)
+	g.stopUnits(syscall.SIGTERM)
 	if !g.waitUnits(g.spec.Grace) {
+		if g.spec.Slurm != nil {
+			g.stopUnits(0)
+			g.waitUnits(killWait)
+		}
 		g.signal(syscall.SIGKILL, nil)
 		g.waitUnits(5 * time.Second)
 	}
-	g.cancelSteps()
+	if g.spec.Slurm != nil {
+		g.stopUnits(0) // steps srun left behind
+	}
 	sweep(g.find, min(g.spec.Grace, 2*time.Second))
 	g.close()
 }
 
-// cancelSteps cancels the run's Slurm steps that Slurm still lists.
-func (g *guardian) cancelSteps() {
+// stopUnits sends sig to every unit; for Slurm steps, to their tasks
+// (scancel --signal), or cancels them when sig is 0. A step Slurm does not
+// list gets SIGTERM through its srun, which then cancels it.
+func (g *guardian) stopUnits(sig syscall.Signal) {
 	s := g.spec.Slurm
-	if s == nil || len(s.Steps) == 0 {
+	if s == nil {
+		g.signal(sig, nil)
 		return
 	}
-	g.reapMu.Lock()
-	defer g.reapMu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
+	g.reapMu.Lock() // the commands' statuses are theirs
 	cli := &slurmcli.Client{Squeue: s.Squeue, Scancel: s.Scancel}
-	var ids []string
-	for _, id := range findStepIDs(ctx, cli, s.JobID, s.Steps, 1) {
-		ids = append(ids, id)
+	unlisted := signalSteps(cli, s.JobID, s.Steps, sig, 3)
+	g.reapMu.Unlock()
+	var units []int
+	for i, name := range s.Steps {
+		if slices.Contains(unlisted, name) {
+			units = append(units, i)
+		}
 	}
-	if len(ids) > 0 {
-		_ = cli.Cancel(ctx, "", ids...)
+	if len(units) > 0 {
+		g.signal(syscall.SIGTERM, units)
 	}
 }
 

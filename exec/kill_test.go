@@ -3,6 +3,7 @@ package exec
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -312,4 +313,87 @@ func (k *killRun) reportSays(code int, outcome string) {
 	if rep.Leftovers < 2*len(familyWorkers) {
 		k.t.Errorf("the launch ended %d leftovers, want %d", rep.Leftovers, 2*len(familyWorkers))
 	}
+}
+
+// TestGuardianKilled: should the guardian itself die mid-run, its workers
+// die with it (their parent-death signal), what they left comes to launch
+// (a subreaper) or is in the run's cgroup, and launch ends it: its own
+// failure, exit 124.
+func TestGuardianKilled(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds")
+	}
+	o := loadPlan(t, "many.yaml", "")
+	for mode, env := range containments(t) {
+		t.Run(mode, func(t *testing.T) {
+			truth := t.TempDir()
+			job := newTestJob(t, o.Result, map[string][]string{"a": workerArgv(t, "family", "0", truth)})
+			done := make(chan *Report, 1)
+			go func() {
+				rep, err := Local{}.Launch(context.Background(), job, Options{Environ: append(slices.Clone(baseEnv), env...), Grace: time.Second})
+				if err != nil {
+					t.Error(err)
+				}
+				done <- rep
+			}()
+			k := &killRun{t: t, truth: truth}
+			waitFor(t, 20*time.Second, "the families", func() bool {
+				n := 0
+				for r := 0; r < 8; r++ {
+					if len(k.truthLines("a-"+strconv.Itoa(r)+"-daemon")) > 0 {
+						n++
+					}
+				}
+				return n == 8
+			})
+			var fam []int
+			for r := 0; r < 8; r++ {
+				for _, line := range k.truthLines("a-" + strconv.Itoa(r)) {
+					if f := strings.Fields(line); len(f) == 4 && f[0] == "FAMILY" {
+						for _, s := range f[1:] {
+							n, _ := strconv.Atoi(s)
+							fam = append(fam, n)
+						}
+					}
+				}
+			}
+			guard := guardianOf(os.Getpid())
+			if guard == 0 || len(fam) != 24 {
+				t.Fatalf("guardian %d, families %v", guard, fam)
+			}
+			_ = syscall.Kill(guard, syscall.SIGKILL)
+			var rep *Report
+			select {
+			case rep = <-done:
+			case <-time.After(30 * time.Second):
+				t.Fatal("launch did not end")
+			}
+			if rep == nil {
+				return
+			}
+			if rep.ExitCode() != ExitLost || !strings.Contains(rep.Lost, "guardian") || !strings.Contains(rep.Summary(), "lost control") {
+				t.Errorf("exit %d, lost %q\n%s", rep.ExitCode(), rep.Lost, rep.Summary())
+			}
+			for _, pid := range fam {
+				if p, ok := readProc(pid); ok && p.live() {
+					t.Errorf("process %d survived", pid)
+				}
+			}
+			noSurvivors(t, job.ID)
+		})
+	}
+}
+
+// guardianOf finds the guardian among pid's children.
+func guardianOf(pid int) int {
+	for child, p := range procTable() {
+		if p.ppid != pid || !p.live() {
+			continue
+		}
+		cmd, _ := os.ReadFile("/proc/" + strconv.Itoa(child) + "/cmdline")
+		if args := strings.Split(string(cmd), "\x00"); len(args) > 1 && args[1] == GuardCommand {
+			return child
+		}
+	}
+	return 0
 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"syscall"
 )
 
 // ReportFormatVersion is the version of the JSON report's format; it
@@ -138,12 +137,4 @@ func WriteReport(path string, r *Report) error {
 		return fmt.Errorf("report: %w", err)
 	}
 	return nil
-}
-
-// signalOf is the signal of a wait status that a signal ended.
-func signalOf(ws syscall.WaitStatus) syscall.Signal {
-	if ws.Signaled() {
-		return ws.Signal()
-	}
-	return 0
 }

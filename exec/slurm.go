@@ -356,42 +356,23 @@ func (h *slurmHooks) running() []int {
 	return out
 }
 
-// signal sends sig to the tasks of every running step (scancel --signal),
-// or cancels the steps when sig is 0. A step Slurm does not list yet gets
-// SIGTERM through its srun, which then cancels it.
+// signal sends sig to the tasks of every running step (scancel
+// --signal), or cancels the steps when sig is 0. A step Slurm does not
+// list yet gets SIGTERM through its srun, which then cancels it.
 func (h *slurmHooks) signal(sig syscall.Signal) {
-	units := h.running()
-	if len(units) == 0 {
-		return
-	}
-	byName := map[string]int{}
 	var names []string
-	for _, u := range units {
-		byName[h.steps[u]] = u
+	for _, u := range h.running() {
 		names = append(names, h.steps[u])
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	found := findStepIDs(ctx, &h.s.CLI, h.s.JobID, names, 5)
-	if len(found) > 0 {
-		ids := make([]string, 0, len(found))
-		for name, id := range found {
-			ids = append(ids, id)
-			delete(byName, name)
-		}
-		slices.Sort(ids)
-		sigName := ""
-		if sig != 0 {
-			sigName = strings.TrimPrefix(signalName(sig), "SIG")
-		}
-		_ = h.s.CLI.Cancel(ctx, sigName, ids...) // 22.05 prints spurious errors when signalling steps
+	if len(names) == 0 {
+		return
 	}
-	var unlisted []int
-	for _, u := range byName {
-		unlisted = append(unlisted, u)
+	var units []int
+	for _, name := range signalSteps(&h.s.CLI, h.s.JobID, names, sig, 5) {
+		units = append(units, slices.Index(h.steps, name))
 	}
-	if len(unlisted) > 0 {
-		h.r.guard.op(guardOp{Op: "signal", Sig: int(syscall.SIGTERM), Units: unlisted})
+	if len(units) > 0 {
+		h.r.guard.op(guardOp{Op: "signal", Sig: int(syscall.SIGTERM), Units: units})
 	}
 }
 
@@ -454,14 +435,18 @@ func (h *slurmHooks) translate(ev guardEvent) []unitEvent {
 	return nil
 }
 
-// findStepIDs looks the named steps up (tries times, 100ms apart: a step
-// just started may not be listed yet): name → step id.
-func findStepIDs(ctx context.Context, cli *slurmcli.Client, jobID string, names []string, tries int) map[string]string {
+// signalSteps sends sig to the tasks of the named steps (scancel
+// --signal=SIG), or cancels them when sig is 0, and returns the names
+// Slurm does not list (tries times, 100ms apart: a step just started may
+// not be listed yet).
+func signalSteps(cli *slurmcli.Client, jobID string, names []string, sig syscall.Signal, tries int) (unlisted []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
 	want := map[string]bool{}
 	for _, n := range names {
 		want[n] = true
 	}
-	found := map[string]string{}
+	var ids []string
 	for try := 0; try < tries && len(want) > 0; try++ {
 		if try > 0 {
 			time.Sleep(100 * time.Millisecond)
@@ -469,10 +454,23 @@ func findStepIDs(ctx context.Context, cli *slurmcli.Client, jobID string, names 
 		steps, _ := cli.Steps(ctx, jobID)
 		for _, st := range steps {
 			if want[st.Name] {
-				found[st.Name] = st.ID
+				ids = append(ids, st.ID)
 				delete(want, st.Name)
 			}
 		}
 	}
-	return found
+	if len(ids) > 0 {
+		slices.Sort(ids)
+		name := ""
+		if sig != 0 {
+			name = strings.TrimPrefix(signalName(sig), "SIG")
+		}
+		_ = cli.Cancel(ctx, name, ids...) // 22.05 prints spurious errors when signalling steps
+	}
+	for _, n := range names {
+		if want[n] {
+			unlisted = append(unlisted, n)
+		}
+	}
+	return unlisted
 }

@@ -330,3 +330,77 @@ func TestSlurmOverhead(t *testing.T) {
 	t.Logf("%d tasks, median of %d: bare srun %v, Slurm backend %v, overhead %v (bare %v; launch %v)", len(hosts), runs,
 		median(bare).Round(time.Millisecond), median(launch).Round(time.Millisecond), (median(launch) - median(bare)).Round(time.Millisecond), bare, launch)
 }
+
+// TestSlurmKilled: when launch itself is killed (SIGKILL) the guardian
+// stops the steps (SIGTERM to srun, which cancels its step; then the steps
+// are cancelled by name), and when the guardian is killed launch cancels
+// them: nothing of the job's steps is left, no task survives.
+func TestSlurmKilled(t *testing.T) {
+	jobID := allocate(t)
+	rlsolve := buildRlsolve(t)
+	o := loadPlan(t, "slurm.yaml", "")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "slurm.yaml")
+	data, err := os.ReadFile(filepath.Join("testdata", "slurm.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("launch", func(t *testing.T) {
+		logs := filepath.Join(dir, "logs")
+		out := &output{}
+		cmd := osexec.Command(rlsolve, "launch", cfg, "--backend", "slurm", "--jobid", jobID, "--log-dir", logs, "--grace", "2s",
+			"--run", "*="+testBin(t)+" __worker__ wait")
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, "13 ready workers", func() bool { return out.count("ready") == 13 })
+		id, err := os.Readlink(filepath.Join(logs, LatestLink))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		waitFor(t, 20*time.Second, "no steps and no tasks", func() bool {
+			return len(ourSteps(jobID, id)) == 0 && len(Survivors(id, nil)) == 0
+		})
+		// The tasks got SIGTERM (their handlers ran) and said so in their logs.
+		for _, w := range []string{"actor-0", "rollout-3", "inference-1", "env-2"} {
+			data, _ := os.ReadFile(filepath.Join(logs, id, w+".log"))
+			if !strings.Contains(string(data), "got SIGTERM") {
+				t.Errorf("%s.log: %q", w, data)
+			}
+		}
+	})
+	t.Run("guardian", func(t *testing.T) {
+		job := newTestJob(t, o.Result, allRun(o.Result, workerArgv(t, "wait")))
+		out := &output{}
+		done := make(chan *Report, 1)
+		go func() {
+			rep, err := slurmLauncher(t, jobID).Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Grace: 2 * time.Second, LogDir: t.TempDir()})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- rep
+		}()
+		waitFor(t, 30*time.Second, "13 ready workers", func() bool { return out.count("ready") == 13 })
+		guard := guardianOf(os.Getpid())
+		if guard == 0 {
+			t.Fatal("no guardian")
+		}
+		_ = syscall.Kill(guard, syscall.SIGKILL)
+		rep := <-done
+		if rep == nil {
+			return
+		}
+		if rep.ExitCode() != ExitLost {
+			t.Errorf("exit %d\n%s", rep.ExitCode(), rep.Summary())
+		}
+		noSteps(t, jobID, job.ID)
+		waitFor(t, 10*time.Second, "no surviving tasks", func() bool { return len(Survivors(job.ID, nil)) == 0 })
+	})
+}

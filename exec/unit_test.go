@@ -217,3 +217,72 @@ func TestReport(t *testing.T) {
 		t.Error("srun result name")
 	}
 }
+
+// Launch's own failures exit in 120-125, apart from every worker status;
+// a worker status inside that range is passed as 120.
+func TestExitCodes(t *testing.T) {
+	worker := func(code int) *WorkerResult {
+		return &WorkerResult{Component: "actor", Rank: 1, Started: true, ExitCode: code}
+	}
+	for _, tc := range []struct {
+		name    string
+		rep     Report
+		code    int
+		outcome string
+	}{
+		{"ok", Report{}, 0, "ok"},
+		{"worker 1", Report{First: worker(1)}, 1, "worker_failed"},
+		{"worker 2", Report{First: worker(2)}, 2, "worker_failed"},
+		{"worker 119", Report{First: worker(119)}, 119, "worker_failed"},
+		{"worker 122", Report{First: worker(122)}, ExitWorkerInRange, "worker_failed"},
+		{"worker 126", Report{First: worker(126)}, 126, "worker_failed"},
+		{"worker SIGSEGV", Report{First: &WorkerResult{Started: true, ExitCode: -1, Signal: syscall.SIGSEGV}}, 139, "worker_failed"},
+		{"interrupted", Report{Interrupted: syscall.SIGHUP}, 129, "interrupted"},
+		{"usage", Report{Err: Errorf(ExitUsage, "bad")}, 122, "launch_error"},
+		{"lost", Report{Lost: "the guardian died", First: worker(3)}, ExitLost, "lost"},
+	} {
+		if got := tc.rep.ExitCode(); got != tc.code || tc.rep.Outcome() != tc.outcome {
+			t.Errorf("%s: exit %d %s, want %d %s", tc.name, got, tc.rep.Outcome(), tc.code, tc.outcome)
+		}
+		if c := tc.rep.ExitCode(); tc.outcome == "worker_failed" && c >= ExitInvalid && c <= ExitInternal {
+			t.Errorf("%s: a worker's failure exits in launch's own range (%d)", tc.name, c)
+		}
+	}
+}
+
+// The JSON report: versioned, with whose status it is and every worker.
+func TestReportJSON(t *testing.T) {
+	r := &Report{ID: "x", Backend: "local", Total: 2, LogDir: "/l/x", Interrupted: syscall.SIGHUP, Forwarded: syscall.SIGTERM,
+		Workers: []WorkerResult{
+			{Component: "actor", Rank: 0, Host: "n1", Started: true, ExitCode: 0, Stopped: true, At: 1500 * time.Millisecond, Log: "/l/x/actor-0.log"},
+			{Component: "actor", Rank: 1, Host: "n1", Started: true, ExitCode: -1, Signal: syscall.SIGKILL, Stopped: true, Killed: true},
+		}, Killed: 1, Notes: []string{"a note"}}
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := WriteReport(path, r); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"format_version": "1"`, `"exit_status": 129`, `"outcome": "interrupted"`, `"interrupted_by": "SIGHUP"`,
+		`"forwarded_as": "SIGTERM"`, `"status": 137`, `"signal": "SIGKILL"`, `"exit_code": null`, `"exit_code": 0`, `"ended_after_s": 1.5`,
+		`"log": "/l/x/actor-0.log"`, `"killed": true`, `"notes": [`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("report lacks %s:\n%s", want, data)
+		}
+	}
+	// A failed launch's report says so.
+	r = &Report{Backend: "local", Err: Errorf(ExitStart, "no guardian")}
+	if err := WriteReport(path, r); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(path)
+	if !strings.Contains(string(data), `"outcome": "launch_error"`) || !strings.Contains(string(data), `"exit_status": 123`) ||
+		!strings.Contains(string(data), `"error": "no guardian"`) || !strings.Contains(string(data), `"workers": []`) {
+		t.Errorf("failed launch report:\n%s", data)
+	}
+	if !strings.Contains(r.Summary(), "exit status 123") {
+		t.Errorf("summary %q", r.Summary())
+	}
+}

@@ -6,8 +6,14 @@
 //
 // The environment of a worker is the plan's (the function behind `rlsolve
 // plan --output env`), plus MASTER_PORT, chosen by the backend at launch,
-// and RLSOLVE_LAUNCH_ID, which marks every process of one launch so that
-// none survives it.
+// and RLSOLVE_LAUNCH_ID, which marks every process of one launch.
+//
+// Both backends share one supervisor (supervisor.go: signals, grace, the
+// first failure, kill) and one guardian (guard.go): the process, started
+// from the launch binary, that owns the units (local workers, or srun
+// steps), writes the per-run logs, and outlives launch so that nothing of
+// a run survives it, even when launch is killed outright. Launch's own
+// failures exit in 120-125 (report.go).
 package exec
 
 import (

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/hostlist"
 	"github.com/rlsolve/rlsolve/internal/slurmcli"
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -91,7 +92,7 @@ func ParseGres(s string) (count int, typ string, err error) {
 		return 0, "", nil
 	}
 	var types []string
-	for _, item := range splitGres(s) {
+	for _, item := range hostlist.SplitOutside(s, '(', ')') { // gpu:2(S:0,1),shard:4
 		if i := strings.IndexByte(item, '('); i >= 0 {
 			if !strings.HasSuffix(item, ")") {
 				return 0, "", fmt.Errorf("unbalanced parenthesis in %q", item)
@@ -136,26 +137,6 @@ func ParseGres(s string) (count int, typ string, err error) {
 	return count, strings.Join(types, "+"), nil
 }
 
-// splitGres splits on commas outside parentheses ("gpu:2(S:0,1),shard:4").
-func splitGres(s string) []string {
-	var parts []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(parts, s[start:])
-}
-
 // Usable says whether a node in this state can run a new job: not down,
 // drained or draining, failing, powered down, or not responding.
 func (n *SlurmNode) Usable() bool {
@@ -188,6 +169,36 @@ type SlurmOptions struct {
 	Run Runner
 }
 
+// slurmNames lists the node names to describe: a partition's (sinfo) or
+// an allocation's (its host list), each once; source says which.
+func slurmNames(ctx context.Context, cli *slurmcli.Client, opt SlurmOptions) (names []string, source string, warnings []string, err error) {
+	switch {
+	case opt.Partition != "":
+		if names, err = cli.PartitionNodes(ctx, opt.Partition); err != nil {
+			return nil, "", nil, err
+		}
+		if len(names) == 0 {
+			return nil, "", nil, fmt.Errorf("sinfo lists no nodes in partition %q (does it exist? `sinfo -s` lists the partitions)", opt.Partition)
+		}
+		source = fmt.Sprintf("Slurm partition %s", opt.Partition)
+	case strings.TrimSpace(opt.NodeList) != "":
+		var dups []string
+		if names, dups, err = cli.Hostnames(ctx, opt.NodeList); err != nil {
+			return nil, "", nil, err
+		}
+		for _, d := range dups {
+			warnings = append(warnings, fmt.Sprintf("the host list names %s more than once; it is described once", d))
+		}
+		if len(names) == 0 {
+			return nil, "", nil, fmt.Errorf("`scontrol show hostnames %s` named no nodes", opt.NodeList)
+		}
+		source = fmt.Sprintf("Slurm allocation %s", opt.NodeList)
+	default:
+		return nil, "", nil, errors.New("not inside a Slurm allocation (SLURM_JOB_NODELIST is not set): run inside salloc/sbatch, or pass --partition NAME")
+	}
+	return names, source, warnings, nil
+}
+
 // DiscoverSlurm builds an inventory of a Slurm allocation or partition:
 // nodes in host-list order (ranks 0..n-1), each with its Slurm node name as
 // host name, NodeAddr as IP when it is an address, CPUTot, and the GPU
@@ -195,31 +206,9 @@ type SlurmOptions struct {
 // unusable nodes, missing fields).
 func DiscoverSlurm(ctx context.Context, opt SlurmOptions) (inv *model.Inventory, warnings []string, err error) {
 	cli := &slurmcli.Client{Run: opt.Run}
-	var names []string
-	source := ""
-	switch {
-	case opt.Partition != "":
-		if names, err = cli.PartitionNodes(ctx, opt.Partition); err != nil {
-			return nil, nil, err
-		}
-		if len(names) == 0 {
-			return nil, nil, fmt.Errorf("sinfo lists no nodes in partition %q (does it exist? `sinfo -s` lists the partitions)", opt.Partition)
-		}
-		source = fmt.Sprintf("Slurm partition %s", opt.Partition)
-	case strings.TrimSpace(opt.NodeList) != "":
-		var dups []string
-		if names, dups, err = cli.Hostnames(ctx, opt.NodeList); err != nil {
-			return nil, nil, err
-		}
-		for _, d := range dups {
-			warnings = append(warnings, fmt.Sprintf("the host list names %s more than once; it is described once", d))
-		}
-		if len(names) == 0 {
-			return nil, nil, fmt.Errorf("`scontrol show hostnames %s` named no nodes", opt.NodeList)
-		}
-		source = fmt.Sprintf("Slurm allocation %s", opt.NodeList)
-	default:
-		return nil, nil, errors.New("not inside a Slurm allocation (SLURM_JOB_NODELIST is not set): run inside salloc/sbatch, or pass --partition NAME")
+	names, source, warnings, err := slurmNames(ctx, cli, opt)
+	if err != nil {
+		return nil, nil, err
 	}
 	raw, err := cli.Nodes(ctx)
 	if err != nil {

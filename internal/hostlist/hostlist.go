@@ -114,7 +114,7 @@ func Contains(s string, x int) bool {
 // names before producing any.
 func Expand(s string, max int) ([]string, error) {
 	var out []string
-	for _, item := range splitTop(s) {
+	for _, item := range SplitOutside(s, '[', ']') {
 		item = strings.TrimSpace(item)
 		if item == "" {
 			continue
@@ -128,15 +128,16 @@ func Expand(s string, max int) ([]string, error) {
 	return out, nil
 }
 
-// splitTop splits on commas outside brackets.
-func splitTop(s string) []string {
+// SplitOutside splits s on the commas outside open...close pairs:
+// "n[1,2],m" with '[' and ']' is "n[1,2]" and "m".
+func SplitOutside(s string, open, close rune) []string {
 	var parts []string
 	depth, start := 0, 0
 	for i, r := range s {
 		switch r {
-		case '[':
+		case open:
 			depth++
-		case ']':
+		case close:
 			depth--
 		case ',':
 			if depth == 0 {

@@ -1,7 +1,6 @@
 package exec
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -72,8 +71,11 @@ func TestKillLaunch(t *testing.T) {
 				fam := k.families()
 				switch sig {
 				case syscall.SIGPIPE:
-					// | head: launch's stdout closes; then a SIGPIPE of its own.
+					// 2>&1 | head: launch's stdout and stderr close; then a
+					// SIGPIPE of its own. It goes on, and its summary
+					// (which it cannot print) does not kill it.
 					_ = k.stdout.Close()
+					_ = k.stderrR.Close()
 					_ = syscall.Kill(k.cmd.Process.Pid, syscall.SIGPIPE)
 				default:
 					_ = syscall.Kill(k.cmd.Process.Pid, sig)
@@ -91,9 +93,9 @@ func TestKillLaunch(t *testing.T) {
 					k.everyWorkerSaid("got SIGTERM")
 				case syscall.SIGHUP:
 					k.reportSays(129, "interrupted")
-					if !strings.Contains(k.stderr.String(), "launch: interrupted by SIGHUP after ") ||
-						!strings.Contains(k.stderr.String(), "forwarded as SIGTERM to 4 worker(s)") {
-						t.Errorf("summary:\n%s", k.stderr.String())
+					if !strings.Contains(k.said(), "launch: interrupted by SIGHUP after ") ||
+						!strings.Contains(k.said(), "forwarded as SIGTERM to 4 worker(s)") {
+						t.Errorf("summary:\n%s", k.said())
 					}
 					k.everyWorkerSaid("got SIGTERM")
 				case syscall.SIGPIPE:
@@ -108,18 +110,18 @@ func TestKillLaunch(t *testing.T) {
 type killRun struct {
 	t                 *testing.T
 	cmd               *osexec.Cmd
-	stdout            io.ReadCloser
-	stderr            *bytes.Buffer
+	stdout, stderrR   *os.File // launch's output, read here (closed to break its pipes)
+	stderr            output   // what launch said on stderr
+	stderrDone        chan struct{}
 	dir, logs, report string
 	truth             string
 	guard             int
-	drained           chan struct{}
 }
 
 func startKillRun(t *testing.T, rlsolve string, lines int, env []string) *killRun {
 	dir := t.TempDir()
 	k := &killRun{t: t, dir: dir, logs: filepath.Join(dir, "logs"), report: filepath.Join(dir, "report.json"),
-		truth: filepath.Join(dir, "truth"), stderr: &bytes.Buffer{}, drained: make(chan struct{})}
+		truth: filepath.Join(dir, "truth"), stderrDone: make(chan struct{})}
 	if err := os.Mkdir(k.truth, 0o755); err != nil {
 		t.Fatal(err)
 	}
@@ -130,26 +132,49 @@ func startKillRun(t *testing.T, rlsolve string, lines int, env []string) *killRu
 	k.cmd = osexec.Command(rlsolve, "launch", cfg, "--run", fmt.Sprintf("*=%s __worker__ family %d %s", testBin(t), lines, k.truth),
 		"--log-dir", k.logs, "--grace", "1s", "--report", k.report)
 	k.cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
-	k.cmd.Stderr = k.stderr
 	k.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	var err error
-	if k.stdout, err = k.cmd.StdoutPipe(); err != nil {
-		t.Fatal(err)
-	}
+	outW, errW := k.pipe(&k.stdout), k.pipe(&k.stderrR)
+	k.cmd.Stdout, k.cmd.Stderr = outW, errW
 	if err := k.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { // read launch's echo (until the test closes it)
-		defer close(k.drained)
-		_, _ = io.Copy(io.Discard, bufio.NewReader(k.stdout))
+	outW.Close()
+	errW.Close()
+	go func() { _, _ = io.Copy(io.Discard, k.stdout) }() // the echo, until the test closes it
+	go func() {
+		defer close(k.stderrDone)
+		_, _ = io.Copy(&k.stderr, k.stderrR)
 	}()
 	t.Cleanup(func() {
 		if k.cmd.ProcessState == nil {
 			_ = k.cmd.Process.Kill()
 			_ = k.cmd.Wait()
 		}
+		k.stdout.Close()
+		k.stderrR.Close()
 	})
 	return k
+}
+
+// pipe makes a pipe whose read end is *r; it returns the write end.
+func (k *killRun) pipe(r **os.File) *os.File {
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		k.t.Fatal(err)
+	}
+	*r = pr
+	return pw
+}
+
+// said is what launch wrote on stderr (all of it once it has ended).
+func (k *killRun) said() string {
+	if k.cmd.ProcessState != nil {
+		select {
+		case <-k.stderrDone:
+		case <-time.After(2 * time.Second):
+		}
+	}
+	return k.stderr.String()
 }
 
 // waitLines waits until every worker has written n lines (and its daemon
@@ -205,7 +230,7 @@ func (k *killRun) wait() int {
 	select {
 	case <-done:
 	case <-time.After(30 * time.Second):
-		k.t.Fatalf("launch did not end:\n%s", k.stderr.String())
+		k.t.Fatalf("launch did not end:\n%s", k.said())
 	}
 	return k.cmd.ProcessState.ExitCode()
 }
@@ -235,7 +260,7 @@ func (k *killRun) noneLeft(fam []int) {
 	deadline := time.Now().Add(15 * time.Second)
 	for alive() {
 		if time.Now().After(deadline) {
-			k.t.Fatalf("left alive (-1: the run's cgroup): %v\n%s", left, k.stderr.String())
+			k.t.Fatalf("left alive (-1: the run's cgroup): %v\n%s", left, k.said())
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
@@ -294,7 +319,7 @@ func (k *killRun) everyWorkerSaid(format string) {
 func (k *killRun) reportSays(code int, outcome string) {
 	data, err := os.ReadFile(k.report)
 	if err != nil {
-		k.t.Fatalf("%v\n%s", err, k.stderr.String())
+		k.t.Fatalf("%v\n%s", err, k.said())
 	}
 	var rep struct {
 		FormatVersion string `json:"format_version"`
@@ -306,7 +331,7 @@ func (k *killRun) reportSays(code int, outcome string) {
 		k.t.Fatal(err)
 	}
 	if rep.FormatVersion != ReportFormatVersion || rep.ExitStatus != code || rep.Outcome != outcome || k.cmd.ProcessState.ExitCode() != code {
-		k.t.Errorf("report %+v, exit %d; want %d %s\n%s", rep, k.cmd.ProcessState.ExitCode(), code, outcome, k.stderr.String())
+		k.t.Errorf("report %+v, exit %d; want %d %s\n%s", rep, k.cmd.ProcessState.ExitCode(), code, outcome, k.said())
 	}
 	// The daemons (and the sleeping children, in their own groups) are
 	// what the workers left.

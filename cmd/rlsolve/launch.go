@@ -106,6 +106,10 @@ internal error; a worker whose own status is in 120-125 makes launch exit
 // runLaunch launches, then reports: the summary, the JSON report, and an
 // exit status that tells launch's own failures from a worker's.
 func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
+	// A closed stdout or stderr (| head) must not kill launch, now or when
+	// it prints its summary: SIGPIPE stays caught (not ignored, which the
+	// workers would inherit) for the rest of the process.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	rep, err := launch(cmd, f, args)
 	if err != nil {
 		var ee *exitError

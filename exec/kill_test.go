@@ -130,7 +130,7 @@ func startKillRun(t *testing.T, rlsolve string, lines int, env []string) *killRu
 		t.Fatal(err)
 	}
 	k.cmd = osexec.Command(rlsolve, "launch", cfg, "--run", fmt.Sprintf("*=%s __worker__ family %d %s", testBin(t), lines, k.truth),
-		"--log-dir", k.logs, "--grace", "1s", "--report", k.report)
+		"--log-dir", k.logs, "--grace", "5s", "--report", k.report)
 	k.cmd.Env = append(append(os.Environ(), "NO_COLOR=1"), env...)
 	k.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	outW, errW := k.pipe(&k.stdout), k.pipe(&k.stderrR)

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"syscall"
 )
@@ -45,7 +46,7 @@ func (l Local) Launch(ctx context.Context, job *Job, opt Options) (*Report, erro
 		}
 	}
 	r.contain()
-	h := &localHooks{r: r}
+	h := &localHooks{r: r, results: slices.Clone(r.rep.Workers)}
 	if err := r.startGuard(units, nil, h.translate); err != nil {
 		r.finish()
 		return nil, err
@@ -120,7 +121,12 @@ func localUnits(ws []*Worker, base []string) ([]guardUnit, error) {
 }
 
 // localHooks carry out the supervisor's orders through the guardian.
-type localHooks struct{ r *run }
+type localHooks struct {
+	r *run
+	// results are the workers' results as they start (the translator's
+	// own: the supervisor owns the report's).
+	results []WorkerResult
+}
 
 func (h *localHooks) signal(sig syscall.Signal) { h.r.guard.op(guardOp{Op: "signal", Sig: int(sig)}) }
 func (h *localHooks) kill()                     { h.r.guard.op(guardOp{Op: "kill"}) }
@@ -129,11 +135,10 @@ func (h *localHooks) lost()                     { h.r.sweepLost() }
 
 // translate: a unit is a worker, its slot in the report is its index.
 func (h *localHooks) translate(ev guardEvent) []unitEvent {
-	rep := h.r.rep
-	if ev.Unit < 0 || ev.Unit >= len(rep.Workers) {
+	if ev.Unit < 0 || ev.Unit >= len(h.results) {
 		return nil
 	}
-	r := rep.Workers[ev.Unit]
+	r := h.results[ev.Unit]
 	switch ev.Kind {
 	case "started":
 		return []unitEvent{{unit: ev.Unit, slot: ev.Unit, started: true}}

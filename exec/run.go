@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"sync"
 	"syscall"
 	"time"
 
@@ -38,6 +39,7 @@ type run struct {
 	events     chan unitEvent
 	translated chan bool
 	loopDone   chan struct{}
+	notesMu    sync.Mutex // notes come from the translator too
 }
 
 func newRun(job *Job, opt *Options, backend string) *run {
@@ -47,6 +49,8 @@ func newRun(job *Job, opt *Options, backend string) *run {
 }
 
 func (r *run) notef(format string, args ...any) {
+	r.notesMu.Lock()
+	defer r.notesMu.Unlock()
 	r.rep.Notes = append(r.rep.Notes, fmt.Sprintf(format, args...))
 	r.opt.notef(format, args...)
 }

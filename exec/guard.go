@@ -212,6 +212,7 @@ func (g *guardian) setup(in *bufio.Reader) error {
 			g.cgFD = int(g.cgDir.Fd())
 		} else {
 			g.note("cgroup %s: %v; the run is not in it", g.spec.Cgroup, err)
+			g.cg = nil
 		}
 	}
 	if g.spec.Logs {

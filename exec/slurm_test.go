@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlsolve/rlsolve/internal/slurmcli"
 	"github.com/rlsolve/rlsolve/internal/slurmtest"
 )
 
@@ -44,11 +45,11 @@ func allocate(t *testing.T) string {
 
 // ourSteps lists the steps of a launch that Slurm still knows.
 func ourSteps(jobID, launchID string) []string {
-	out, _ := osexec.Command("squeue", "--steps", "--jobs="+jobID, "--noheader", "--format=%i|%j").Output()
+	all, _ := (&slurmcli.Client{}).Steps(context.Background(), jobID)
 	var steps []string
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, launchID) {
-			steps = append(steps, strings.TrimSpace(line))
+	for _, st := range all {
+		if strings.Contains(st.Name, launchID) {
+			steps = append(steps, st.ID+"|"+st.Name)
 		}
 	}
 	return steps

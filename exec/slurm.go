@@ -1,6 +1,7 @@
 package exec
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -53,6 +54,8 @@ func (s *Slurm) Launch(ctx context.Context, job *Job, opt Options) (*Report, err
 	if job.Node >= 0 {
 		return nil, Errorf(ExitUsage, "the Slurm backend places every node's share itself: --node is for the local backend")
 	}
+	own := *s // this launch's: the commands run in its environment
+	s = &own
 	s.CLI.Env = opt.environ()
 	// Signals are relayed; one that comes while the launch is still
 	// preparing (scontrol, the port probe) cancels the preparation.
@@ -97,7 +100,7 @@ func (s *Slurm) Launch(ctx context.Context, job *Job, opt Options) (*Report, err
 	}
 	r.supervise(ctx, h)
 	r.finish()
-	slices.SortStableFunc(r.rep.Workers, func(a, b WorkerResult) int { return int(a.At - b.At) })
+	slices.SortStableFunc(r.rep.Workers, func(a, b WorkerResult) int { return cmp.Compare(a.At, b.At) })
 	return r.rep, nil
 }
 

@@ -159,20 +159,29 @@ func (c *cgroup) kill() {
 	}
 }
 
-// remove kills what is left in the cgroup, waits (up to 2s) for it to
-// empty, and removes it.
+// remove kills what is left in the cgroup and removes it, trying for up
+// to 5s (killed processes take a moment to leave it, more on a loaded
+// machine).
 func (c *cgroup) remove() error {
 	if c == nil {
 		return nil
 	}
-	deadline := time.Now().Add(2 * time.Second)
-	for len(c.procs()) > 0 && time.Now().Before(deadline) {
-		c.kill()
+	deadline := time.Now().Add(5 * time.Second)
+	for {
+		if len(c.procs()) > 0 {
+			c.kill()
+		} else {
+			err := os.Remove(c.path)
+			if err == nil || errors.Is(err, os.ErrNotExist) {
+				return nil
+			}
+			if !errors.Is(err, syscall.EBUSY) || time.Now().After(deadline) {
+				return err
+			}
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("cgroup %s still holds processes %v", c.path, c.procs())
+		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	err := os.Remove(c.path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	return err
 }

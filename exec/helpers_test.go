@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	osexec "os/exec"
 	"os/signal"
 	"path/filepath"
 	"sort"
@@ -19,10 +20,12 @@ import (
 	"github.com/rlsolve/rlsolve/strategies"
 )
 
-// The test binary doubles as the worker program and as the shim:
+// The test binary doubles as the worker program, the shim and the
+// guardian (launch's default guardian is its own binary with GuardCommand):
 //
 //	TESTBIN __worker__ MODE ARGS...
 //	TESTBIN __shim__ --plan FILE --component NAME
+//	TESTBIN guard
 func TestMain(m *testing.M) {
 	if len(os.Args) > 1 {
 		switch os.Args[1] {
@@ -30,9 +33,15 @@ func TestMain(m *testing.M) {
 			os.Exit(testWorker(os.Args[2:]))
 		case "__shim__":
 			os.Exit(Shim(os.Args[2:], os.Environ(), os.Stdout, os.Stderr))
+		case GuardCommand:
+			os.Exit(Guard(os.Stdin, os.Stdout))
 		}
 	}
-	os.Exit(m.Run())
+	code := m.Run()
+	if built.dir != "" {
+		_ = os.RemoveAll(built.dir)
+	}
+	os.Exit(code)
 }
 
 // testBin is the path of this test binary.
@@ -62,6 +71,8 @@ func workerArgv(t testing.TB, mode ...string) []string {
 //	orphans                 start a child in its own session and one in
 //	                        the process group, print their pids, exit 0
 //	sleep                   sleep for a minute
+//	family N DIR            a worker with a family (see family)
+//	chatter NAME DIR        print "C NAME i" every 20ms (see family)
 func testWorker(args []string) int {
 	if len(args) == 0 {
 		return 2
@@ -138,6 +149,11 @@ func testWorker(args []string) int {
 		fmt.Fprintf(out, "CHILDREN %s PGID %d\n", strings.Join(pids, " "), syscall.Getpgrp())
 	case "sleep":
 		time.Sleep(time.Minute)
+	case "family":
+		n, _ := strconv.Atoi(args[1])
+		return family(n, args[2])
+	case "chatter":
+		return chatter(args[1], args[2])
 	default:
 		fmt.Fprintf(os.Stderr, "unknown mode %q\n", args[0])
 		return 2
@@ -257,4 +273,35 @@ func workerEnvs(out string) map[string]map[string]string {
 		envs[who][k] = v
 	}
 	return envs
+}
+
+// buildRlsolve builds the rlsolve command for end-to-end runs.
+// (once per test binary: in buildDir, removed by TestMain).
+func buildRlsolve(t *testing.T) string {
+	t.Helper()
+	gobin, err := osexec.LookPath("go")
+	if err != nil {
+		t.Skip("no go command to build rlsolve")
+	}
+	built.Do(func() {
+		if built.dir, built.err = os.MkdirTemp("", "rlsolve-exec-test-"); built.err != nil {
+			return
+		}
+		bin := filepath.Join(built.dir, "rlsolve")
+		out, err := osexec.Command(gobin, "build", "-o", bin, "github.com/rlsolve/rlsolve/cmd/rlsolve").CombinedOutput()
+		if err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+		built.bin = bin
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
+	}
+	return built.bin
+}
+
+var built struct {
+	sync.Once
+	dir, bin string
+	err      error
 }

@@ -6,16 +6,24 @@
 //
 // The environment of a worker is the plan's (the function behind `rlsolve
 // plan --output env`), plus MASTER_PORT, chosen by the backend at launch,
-// and RLSOLVE_LAUNCH_ID, which marks every process of one launch so that
-// none survives it.
+// and RLSOLVE_LAUNCH_ID, which marks every process of one launch.
+//
+// Both backends share one supervisor (supervisor.go: signals, grace, the
+// first failure, kill) and one guardian (guard.go): the process, started
+// from the launch binary, that owns the units (local workers, or srun
+// steps), writes the per-run logs, and outlives launch so that nothing of
+// a run survives it, even when launch is killed outright. Launch's own
+// failures exit in 120-125 (report.go).
 package exec
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,19 +47,38 @@ type Options struct {
 	// Stdout and Stderr receive the workers' output, each line prefixed
 	// with "component/rank: ". Nil discards.
 	Stdout, Stderr Writer
-	// LogDir receives one file per worker, component-rank.log, with its
-	// stdout and stderr lines (unprefixed). Empty: no log files.
+	// LogDir is the parent of the run's own log directory: the run makes
+	// LogDir/LAUNCH_ID (new, never reused), writes one file per worker
+	// there, component-rank.log, with its stdout and stderr lines
+	// (unprefixed), and points LogDir/latest at it. Empty: no log files.
 	LogDir string
 	// Grace is how long workers have between SIGTERM and SIGKILL when the
 	// launch stops them (a worker failed, or a signal came). Zero: 10s.
 	Grace time.Duration
-	// Signals are forwarded to every worker (SIGINT, SIGTERM); a second
-	// signal while stopping kills at once.
+	// Signals stop the launch: SIGINT is forwarded to every worker,
+	// SIGTERM, SIGHUP and SIGQUIT as SIGTERM; then the grace period. A
+	// second signal while stopping kills at once (a second SIGHUP does
+	// not); SIGPIPE changes nothing.
 	Signals <-chan os.Signal
 	// Environ is the environment the workers inherit (nil: os.Environ()).
 	Environ []string
 	// Notef, when set, receives notes about the launch (one line each).
 	Notef func(format string, args ...any)
+	// Guard runs the guardian, the process that owns the workers (see
+	// GuardCommand): the launch binary and GuardCommand. Nil: this
+	// executable with GuardCommand.
+	Guard []string
+}
+
+func (o *Options) guard() ([]string, error) {
+	if len(o.Guard) > 0 {
+		return o.Guard, nil
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return nil, fmt.Errorf("finding the launch binary for the guardian: %w", err)
+	}
+	return []string{self, GuardCommand}, nil
 }
 
 // Writer is an io.Writer (kept as its own name so that Options documents
@@ -85,6 +112,9 @@ type Job struct {
 	// ID is the launch's identity (RLSOLVE_LAUNCH_ID).
 	ID         string
 	Components []*Component
+	// Node is the cluster node whose share of the plan this job is
+	// (OnNode), -1 for the whole plan.
+	Node int
 }
 
 // Component is one component's workers; they share MASTER_ADDR/MASTER_PORT.
@@ -130,7 +160,7 @@ type PlanEnv interface {
 // host names and addresses).
 func NewJob(plan *model.Plan, src PlanEnv, nodes []model.Node, runs map[string][]string) (*Job, error) {
 	if plan == nil {
-		return nil, fmt.Errorf("no plan")
+		return nil, errors.New("no plan")
 	}
 	for name, argv := range runs {
 		if plan.Component(name) == nil {
@@ -140,7 +170,7 @@ func NewJob(plan *model.Plan, src PlanEnv, nodes []model.Node, runs map[string][
 			return nil, fmt.Errorf("component %s: empty program", name)
 		}
 	}
-	job := &Job{ID: NewLaunchID()}
+	job := &Job{ID: NewLaunchID(), Node: -1}
 	for i := range plan.Components {
 		cp := &plan.Components[i]
 		argv, ok := runs[cp.Name]
@@ -204,6 +234,40 @@ func (c *Component) setMaster(addr string, port int) {
 		}
 		c.Workers[i].Env["MASTER_PORT"] = ps
 	}
+}
+
+// nodes counts the cluster nodes the job's workers are on.
+func (j *Job) nodes() int {
+	seen := map[int]bool{}
+	for _, w := range j.workers() {
+		seen[w.Node] = true
+	}
+	return len(seen)
+}
+
+// OnNode keeps only the workers on cluster node n: one node's share of the
+// plan, what a per-node agent launches. Every node's agent must agree on
+// each component's rendezvous, so the components keep the plan's
+// MASTER_ADDR and get MASTER_PORT basePort+i, i counting the job's
+// components in plan order before any is dropped.
+func (j *Job) OnNode(n, basePort int) error {
+	if basePort <= 0 || basePort+len(j.Components) > 65536 {
+		return fmt.Errorf("one node's share needs a MASTER_PORT base every node agrees on (--master-port 1-%d), not %d", 65536-len(j.Components), basePort)
+	}
+	var kept []*Component
+	for i, c := range j.Components {
+		if c.MasterAddr == "" {
+			return fmt.Errorf("component %s: the inventory gives rank 0's node (%d) no ip or hostname for MASTER_ADDR, which every node must reach", c.Name, c.Workers[0].Node)
+		}
+		c.MasterPort = basePort + i
+		ws := slices.DeleteFunc(slices.Clone(c.Workers), func(w Worker) bool { return w.Node != n })
+		if len(ws) > 0 {
+			c.Workers = ws
+			kept = append(kept, c)
+		}
+	}
+	j.Components, j.Node = kept, n
+	return nil
 }
 
 // workers lists every worker of the job, component by component.

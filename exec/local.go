@@ -2,52 +2,71 @@ package exec
 
 import (
 	"context"
-	"fmt"
-	"os"
-	osexec "os/exec"
+	"slices"
 	"strings"
-	"sync"
 	"syscall"
-	"time"
 )
 
 // Local runs every worker as a process on this machine, each in its own
-// process group, whatever node the plan puts it on (so a multi-node plan
-// can be tried out on one machine).
-type Local struct{}
-
-// stream buffers: 32 KiB per read.
-const readChunk = 32 << 10
-
-type localProc struct {
-	w       *Worker
-	cmd     *osexec.Cmd
-	pgid    int
-	done    bool
-	readers sync.WaitGroup
-	files   []*os.File // read ends, closed by the pumps
-	log     *workerLog
-}
-
-type exitEvent struct {
-	idx   int
-	state *os.ProcessState
-	err   error
-	at    time.Time
+// process group, all owned by the guardian (see GuardCommand) and, where
+// cgroup v2 is delegated, in the run's own cgroup.
+type Local struct {
+	// Oversubscribe runs every worker of a plan that spans several nodes
+	// on this machine. Without it such a plan is refused, unless the job is
+	// one node's share (Job.OnNode).
+	Oversubscribe bool
 }
 
 // Launch starts every worker, streams their output, and waits. See the
 // package documentation for the contract.
-func (Local) Launch(ctx context.Context, job *Job, opt Options) (*Report, error) {
-	start := time.Now()
-	rep := &Report{ID: job.ID, Backend: "local", LogDir: opt.LogDir}
-	notef := func(format string, args ...any) {
-		rep.Notes = append(rep.Notes, fmt.Sprintf(format, args...))
-		opt.notef(format, args...)
+func (l Local) Launch(ctx context.Context, job *Job, opt Options) (*Report, error) {
+	r := newRun(job, &opt, "local")
+	ws := job.workers()
+	if n := job.nodes(); n > 1 && job.Node < 0 && !l.Oversubscribe {
+		return nil, Errorf(ExitUsage, "the plan puts its %d workers on %d nodes, and the local backend would run them all on this machine: "+
+			"use --backend slurm inside an allocation, --node N on each node to run that node's share, or --oversubscribe to run them all here", len(ws), n)
 	}
-	base := opt.environ()
+	if err := setLocalMasters(job, r.notef); err != nil {
+		return nil, err
+	}
+	units, err := localUnits(ws, opt.environ())
+	if err != nil {
+		return nil, err
+	}
+	if err := r.openDir(); err != nil {
+		return nil, err
+	}
+	names := logNames(ws)
+	r.rep.Workers = make([]WorkerResult, len(ws))
+	for i, w := range ws {
+		r.rep.Workers[i] = WorkerResult{Component: w.Component, Rank: w.Rank, Host: w.Host, ExitCode: -1, Err: "not started"}
+		if r.dir != nil {
+			units[i].Logs = []string{names[i]}
+			r.rep.Workers[i].Log = r.dir.path + "/" + names[i]
+		}
+	}
+	r.contain()
+	h := &localHooks{r: r, results: slices.Clone(r.rep.Workers)}
+	if err := r.startGuard(units, nil, h.translate); err != nil {
+		r.finish()
+		return nil, err
+	}
+	r.supervise(ctx, h)
+	r.finish()
+	return r.rep, nil
+}
 
-	// MASTER_ADDR must be this machine; MASTER_PORT a port free here.
+// setLocalMasters gives every component its MASTER_ADDR and MASTER_PORT:
+// for the whole plan, this machine (the plan's address when it is one of
+// this machine's, else 127.0.0.1) and a port free here; for one node's
+// share, the plan's, which every node's agent agrees on.
+func setLocalMasters(job *Job, notef func(string, ...any)) error {
+	if job.Node >= 0 {
+		for _, c := range job.Components {
+			c.setMaster(c.MasterAddr, c.MasterPort)
+		}
+		return nil
+	}
 	need := 0
 	for _, c := range job.Components {
 		if c.MasterPort == 0 {
@@ -56,9 +75,8 @@ func (Local) Launch(ctx context.Context, job *Job, opt Options) (*Report, error)
 	}
 	ports, err := freePorts(need)
 	if err != nil {
-		return nil, fmt.Errorf("choosing MASTER_PORT: %w", err)
+		return Errorf(ExitStart, "choosing MASTER_PORT: %w", err)
 	}
-	nodes := map[int]bool{}
 	remote := map[string][]string{} // MASTER_ADDR not of this machine → components
 	var remoteOrder []string
 	for _, c := range job.Components {
@@ -77,230 +95,65 @@ func (Local) Launch(ctx context.Context, job *Job, opt Options) (*Report, error)
 			port, ports = ports[0], ports[1:]
 		}
 		c.setMaster(addr, port)
-		for i := range c.Workers {
-			nodes[c.Workers[i].Node] = true
-		}
 	}
 	for _, addr := range remoteOrder {
 		notef("MASTER_ADDR %s (the inventory's address of rank 0's node of %s) is not an address of this machine; the local workers use 127.0.0.1",
 			addr, strings.Join(remote[addr], ", "))
 	}
-	if len(nodes) > 1 {
-		notef("the plan spans %d nodes; the local backend runs all their workers on this machine", len(nodes))
+	if n := job.nodes(); n > 1 {
+		notef("the plan spans %d nodes; the local backend runs all their workers on this machine", n)
 	}
+	return nil
+}
 
-	// Resolve every program before starting anything.
-	ws := job.workers()
-	rep.Total = len(ws)
-	envs := make([][]string, len(ws))
-	paths := make([]string, len(ws))
+// localUnits resolves every worker's program before anything starts.
+func localUnits(ws []*Worker, base []string) ([]guardUnit, error) {
+	units := make([]guardUnit, len(ws))
 	for i, w := range ws {
-		envs[i] = MergeEnv(base, w.Env)
-		p, err := LookPath(w.Argv[0], envs[i])
+		env := MergeEnv(base, w.Env)
+		path, err := LookPath(w.Argv[0], env)
 		if err != nil {
-			return nil, fmt.Errorf("%s: cannot run %v", w.Name(), err)
+			return nil, Errorf(ExitStart, "%s: cannot run %w", w.Name(), err)
 		}
-		paths[i] = p
+		units[i] = guardUnit{Path: path, Argv: w.Argv, Env: env, Names: []string{w.Name()}}
 	}
-	logs, err := openLogs(opt.LogDir, ws)
-	if err != nil {
-		return nil, err
-	}
-	sink := &lineSink{out: opt.Stdout, err: opt.Stderr}
-
-	procs := make([]*localProc, len(ws))
-	results := make([]WorkerResult, len(ws))
-	exits := make(chan exitEvent, len(ws))
-	pgids := map[int]bool{}
-	running := 0
-	var startErr *WorkerResult
-	for i, w := range ws {
-		results[i] = WorkerResult{Component: w.Component, Rank: w.Rank, Host: w.Host, ExitCode: -1}
-		pr, err := startLocal(w, paths[i], envs[i], sink, logs[i])
-		if err != nil {
-			results[i].Err = err.Error()
-			results[i].At = time.Since(start)
-			startErr = &results[i]
-			break
-		}
-		procs[i] = pr
-		pgids[pr.pgid] = true
-		results[i].Started = true
-		running++
-		go func(i int, pr *localProc) {
-			err := pr.cmd.Wait()
-			exits <- exitEvent{idx: i, state: pr.cmd.ProcessState, err: err, at: time.Now()}
-		}(i, pr)
-	}
-	rep.AllStarted = time.Since(start)
-
-	grace := opt.grace()
-	var graceC <-chan time.Time
-	stopping := false
-	signalAll := func(sig syscall.Signal) {
-		for _, pr := range procs {
-			if pr != nil && !pr.done {
-				_ = syscall.Kill(-pr.pgid, sig)
-			}
-		}
-	}
-	stop := func(sig syscall.Signal) {
-		stopping = true
-		signalAll(sig)
-		graceC = time.After(grace)
-	}
-	if startErr != nil {
-		rep.First = startErr
-		stop(syscall.SIGTERM)
-	}
-	killed := map[int]bool{}
-	done := ctx.Done()
-	for running > 0 {
-		select {
-		case ev := <-exits:
-			running--
-			pr := procs[ev.idx]
-			pr.done = true
-			r := &results[ev.idx]
-			r.At = ev.at.Sub(start)
-			r.Stopped = stopping
-			if ev.state != nil {
-				ws, _ := ev.state.Sys().(syscall.WaitStatus)
-				switch {
-				case ws.Signaled():
-					r.ExitCode, r.Signal = -1, ws.Signal()
-				default:
-					r.ExitCode = ev.state.ExitCode()
-				}
-			} else if ev.err != nil {
-				r.Err = ev.err.Error()
-				r.ExitCode = 1
-			}
-			if r.Failed() && !stopping {
-				rep.First = r
-				stop(syscall.SIGTERM)
-			}
-		case s := <-opt.Signals:
-			sig, ok := s.(syscall.Signal)
-			if !ok {
-				sig = syscall.SIGTERM
-			}
-			if stopping {
-				signalAll(syscall.SIGKILL)
-				markKilled(procs, killed)
-				continue
-			}
-			rep.Interrupted = sig
-			stop(sig)
-		case <-done:
-			done = nil
-			if !stopping {
-				rep.Interrupted = syscall.SIGTERM
-				stop(syscall.SIGTERM)
-			}
-		case <-graceC:
-			graceC = nil
-			markKilled(procs, killed)
-			signalAll(syscall.SIGKILL)
-		}
-	}
-	rep.Killed = len(killed)
-	for i := range results {
-		if results[i].Stopped && &results[i] != rep.First {
-			rep.Stopped++
-		}
-	}
-
-	// Whatever the workers left behind (a daemon, a background child)
-	// goes too, then their output is drained.
-	rep.Leftovers = sweep(job.ID, pgids, min(grace, 2*time.Second))
-	drained := make(chan struct{})
-	go func() {
-		for _, pr := range procs {
-			if pr != nil {
-				pr.readers.Wait()
-			}
-		}
-		close(drained)
-	}()
-	select {
-	case <-drained:
-	case <-time.After(2 * time.Second):
-		// Something outside the launch still holds a pipe: stop reading.
-		for _, pr := range procs {
-			if pr != nil {
-				for _, f := range pr.files {
-					_ = f.Close()
-				}
-			}
-		}
-		<-drained
-		notef("some worker output was still open 2s after every worker had ended; stopped reading it")
-	}
-	for i, l := range logs {
-		if err := l.close(); err != nil {
-			notef("%s: log file %s: %v", ws[i].Name(), l.path, err)
-		}
-	}
-	rep.Workers = results
-	rep.Elapsed = time.Since(start)
-	return rep, nil
+	return units, nil
 }
 
-func markKilled(procs []*localProc, killed map[int]bool) {
-	for i, pr := range procs {
-		if pr != nil && !pr.done {
-			killed[i] = true
-		}
-	}
+// localHooks carry out the supervisor's orders through the guardian.
+type localHooks struct {
+	r *run
+	// results are the workers' results as they start (the translator's
+	// own: the supervisor owns the report's).
+	results []WorkerResult
 }
 
-// startLocal starts one worker in its own process group, its stdout and
-// stderr on pipes that pumps read line by line.
-func startLocal(w *Worker, path string, env []string, sink *lineSink, log *workerLog) (*localProc, error) {
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd := &osexec.Cmd{Path: path, Args: w.Argv, Env: env, Stdout: outW, Stderr: errW,
-		// Pdeathsig: should launch itself be killed outright, the worker
-		// does not outlive it.
-		SysProcAttr: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}}
-	err = cmd.Start()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		return nil, err
-	}
-	pr := &localProc{w: w, cmd: cmd, pgid: cmd.Process.Pid, files: []*os.File{outR, errR}, log: log}
-	prefix := w.Name() + ": "
-	pr.readers.Add(2)
-	go pump(outR, newLineWriter(prefix, sink, false, log), &pr.readers)
-	go pump(errR, newLineWriter(prefix, sink, true, log), &pr.readers)
-	return pr, nil
-}
+func (h *localHooks) signal(sig syscall.Signal) { h.r.guard.op(guardOp{Op: "signal", Sig: int(sig)}) }
+func (h *localHooks) kill()                     { h.r.guard.op(guardOp{Op: "kill"}) }
+func (h *localHooks) forceKill()                {}
+func (h *localHooks) lost()                     { h.r.sweepLost() }
 
-// pump copies a pipe into a lineWriter until EOF.
-func pump(r *os.File, w *lineWriter, wg *sync.WaitGroup) {
-	defer wg.Done()
-	buf := make([]byte, readChunk)
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			_, _ = w.Write(buf[:n])
-		}
-		if err != nil {
-			break
-		}
+// translate: a unit is a worker, its slot in the report is its index.
+func (h *localHooks) translate(ev guardEvent) []unitEvent {
+	if ev.Unit < 0 || ev.Unit >= len(h.results) {
+		return nil
 	}
-	w.Close()
-	_ = r.Close()
+	r := h.results[ev.Unit]
+	switch ev.Kind {
+	case "started":
+		return []unitEvent{{unit: ev.Unit, slot: ev.Unit, started: true}}
+	case "failed":
+		r.Err = ev.Msg
+		return []unitEvent{{unit: ev.Unit, slot: ev.Unit, result: &r}}
+	case "exit":
+		ws := syscall.WaitStatus(ev.Status)
+		r.Started, r.Err = true, ""
+		if ws.Signaled() {
+			r.ExitCode, r.Signal = -1, ws.Signal()
+		} else {
+			r.ExitCode = ws.ExitStatus()
+		}
+		return []unitEvent{{unit: ev.Unit, slot: ev.Unit, result: &r, done: true}}
+	}
+	return nil
 }

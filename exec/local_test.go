@@ -34,7 +34,7 @@ func TestLocalEnvContract(t *testing.T) {
 	job := newTestJob(t, o.Result, runs)
 	out := &output{}
 	logDir := t.TempDir()
-	rep, err := Local{}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, LogDir: logDir, Grace: 2 * time.Second})
+	rep, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, LogDir: logDir, Grace: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestLocalEnvContract(t *testing.T) {
 		t.Errorf("python3 was not replaced by the group's interpreter")
 	}
 	// The log files hold each worker's lines, unprefixed.
-	log, err := os.ReadFile(filepath.Join(logDir, "inference-1.log"))
+	log, err := os.ReadFile(filepath.Join(rep.LogDir, "inference-1.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -166,7 +166,7 @@ func TestLocalFailure(t *testing.T) {
 	runs["inference"] = workerArgv(t, "failrank", "1", "3", "300ms")
 	job := newTestJob(t, o.Result, runs)
 	out := &output{}
-	rep, err := Local{}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, Grace: 10 * time.Second})
+	rep, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, Grace: 10 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,7 +198,7 @@ func TestLocalGrace(t *testing.T) {
 	sigs := make(chan os.Signal, 1)
 	done := make(chan *Report, 1)
 	go func() {
-		rep, err := Local{}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, Grace: 300 * time.Millisecond, Signals: sigs})
+		rep, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, Grace: 300 * time.Millisecond, Signals: sigs})
 		if err != nil {
 			t.Error(err)
 		}
@@ -233,7 +233,7 @@ func TestLocalSignals(t *testing.T) {
 			sigs := make(chan os.Signal, 1)
 			done := make(chan *Report, 1)
 			go func() {
-				rep, err := Local{}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, Grace: 10 * time.Second, Signals: sigs})
+				rep, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, Grace: 10 * time.Second, Signals: sigs})
 				if err != nil {
 					t.Error(err)
 				}
@@ -262,7 +262,7 @@ func TestLocalNoOrphans(t *testing.T) {
 	o := loadPlan(t, "contract.yaml", "")
 	job := newTestJob(t, o.Result, map[string][]string{"actor": workerArgv(t, "orphans")})
 	out := &output{}
-	rep, err := Local{}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, Grace: 5 * time.Second})
+	rep, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, Grace: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,8 +290,8 @@ func TestLocalNoOrphans(t *testing.T) {
 		t.Errorf("the launch ended %d leftover processes, want 8", rep.Leftovers)
 	}
 	for _, pid := range pids {
-		if state, _, ok := procStat(pid); ok && state != 'Z' && state != 'X' {
-			t.Errorf("child %d survived (state %c)", pid, state)
+		if p, ok := readProc(pid); ok && p.live() {
+			t.Errorf("child %d survived (state %c)", pid, p.state)
 		}
 	}
 	if left := Survivors("", pgids); len(left) > 0 {
@@ -390,7 +390,7 @@ func Test64Workers10000Lines(t *testing.T) {
 	c := &lineChecker{last: map[string]int{}, starts: map[string]int64{}}
 	logDir := t.TempDir()
 	t0 := time.Now()
-	rep, err := Local{}.Launch(context.Background(), job, Options{Stdout: c, Stderr: c, Environ: baseEnv, LogDir: logDir})
+	rep, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Stdout: c, Stderr: c, Environ: baseEnv, LogDir: logDir})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -417,7 +417,7 @@ func Test64Workers10000Lines(t *testing.T) {
 	}
 	t.Logf("64 workers: all started %v after Launch (all forked after %v); %d lines in %v",
 		time.Duration(last-t0.UnixNano()).Round(time.Millisecond), rep.AllStarted.Round(time.Millisecond), c.lines, rep.Elapsed.Round(time.Millisecond))
-	data, err := os.ReadFile(filepath.Join(logDir, "h-7.log"))
+	data, err := os.ReadFile(filepath.Join(rep.LogDir, "h-7.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -439,7 +439,7 @@ func TestLocalLongLines(t *testing.T) {
 	job := newTestJob(t, o.Result, map[string][]string{"inference": workerArgv(t, args...)})
 	out, errOut := &output{}, &output{}
 	logDir := t.TempDir()
-	rep, err := Local{}.Launch(context.Background(), job, Options{Stdout: out, Stderr: errOut, Environ: baseEnv, LogDir: logDir})
+	rep, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Stdout: out, Stderr: errOut, Environ: baseEnv, LogDir: logDir})
 	if err != nil || rep.ExitCode() != 0 {
 		t.Fatalf("%v %s", err, rep.Summary())
 	}
@@ -456,7 +456,7 @@ func TestLocalLongLines(t *testing.T) {
 	if !strings.Contains(errOut.String(), "inference/1: no newline at the end\n") {
 		t.Errorf("stderr %q", errOut.String())
 	}
-	data, _ := os.ReadFile(filepath.Join(logDir, "inference-1.log"))
+	data, _ := os.ReadFile(filepath.Join(rep.LogDir, "inference-1.log"))
 	if len(data) != 1023+1024+1025+100000+2*MaxLine+MaxLine/2+len("no newline at the end")+9 {
 		t.Errorf("log has %d bytes", len(data))
 	}
@@ -467,7 +467,7 @@ func TestLocalLongLines(t *testing.T) {
 func TestLocalNotFound(t *testing.T) {
 	o := loadPlan(t, "contract.yaml", "/nonexistent/python")
 	job := newTestJob(t, o.Result, map[string][]string{"actor": workerArgv(t, "env"), "env": {"python", "x.py"}})
-	_, err := Local{}.Launch(context.Background(), job, Options{Environ: baseEnv})
+	_, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Environ: baseEnv})
 	if err == nil || !strings.Contains(err.Error(), "env/0: cannot run /nonexistent/python") {
 		t.Fatalf("err = %v", err)
 	}

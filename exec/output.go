@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -15,26 +13,34 @@ import (
 const MaxLine = 1 << 20
 
 // lineSink serialises whole lines onto stdout and stderr. One lock covers
-// both, so that with 2>&1 no line is ever cut by another.
+// both, so that with 2>&1 no line is ever cut by another. A stream whose
+// write fails (a closed pipe: `launch ... | head`, a terminal gone) is no
+// longer written: the workers go on, and their logs keep every line.
 type lineSink struct {
 	mu       sync.Mutex
 	out, err Writer
+	dead     [2]bool
 }
 
 func (s *lineSink) write(stderr bool, b []byte) {
 	if len(b) == 0 {
 		return
 	}
-	w := s.out
+	w, i := s.out, 0
 	if stderr {
-		w = s.err
+		w, i = s.err, 1
 	}
 	if w == nil {
 		return
 	}
 	s.mu.Lock()
-	_, _ = w.Write(b) // a closed stdout must not stop the workers
-	s.mu.Unlock()
+	defer s.mu.Unlock()
+	if s.dead[i] {
+		return
+	}
+	if _, err := w.Write(b); err != nil {
+		s.dead[i] = true
+	}
 }
 
 // linef writes one line of launch's own (to stderr).
@@ -85,41 +91,25 @@ func (l *workerLog) close() error {
 	return err
 }
 
-// logName is the file name of a worker's log: component-rank.log, with
-// characters that do not belong in a file name replaced.
-func logName(component string, rank int) string {
-	b := []byte(component)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.') {
-			b[i] = '_'
-		}
-	}
-	name := string(b)
-	if name == "" || name == "." || name == ".." {
-		name = "_" + name
-	}
-	return name + "-" + strconv.Itoa(rank) + ".log"
-}
-
-// openLogs creates the log directory and one file per worker.
-func openLogs(dir string, ws []*Worker) ([]*workerLog, error) {
-	logs := make([]*workerLog, len(ws))
-	if dir == "" {
+// openLogs creates one log file per worker in the run directory (nil
+// when the run keeps no logs; "" names no file).
+func openLogs(dir *os.File, names []string) ([]*workerLog, error) {
+	logs := make([]*workerLog, len(names))
+	if dir == nil {
 		return logs, nil
 	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("log directory: %w", err)
-	}
-	for i, w := range ws {
-		p := filepath.Join(dir, logName(w.Component, w.Rank))
-		f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+	for i, name := range names {
+		if name == "" {
+			continue
+		}
+		f, err := createIn(dir, name, 0o640)
 		if err != nil {
 			for _, l := range logs[:i] {
 				_ = l.close()
 			}
 			return nil, fmt.Errorf("log file: %w", err)
 		}
-		logs[i] = &workerLog{f: f, path: p}
+		logs[i] = &workerLog{f: f, path: f.Name()}
 	}
 	return logs, nil
 }

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"github.com/rlsolve/rlsolve/internal/shellquote"
 )
 
 // WorkerResult is how one worker ended.
@@ -18,11 +20,14 @@ type WorkerResult struct {
 	// ExitCode is the exit status, or -1 when a signal ended the worker.
 	ExitCode int
 	Signal   syscall.Signal
-	// Stopped is true when it ended after the launch told it to stop.
-	Stopped bool
-	Err     string
+	// Stopped is true when it ended after the launch told it to stop;
+	// Killed when it ended after the launch sent SIGKILL.
+	Stopped, Killed bool
+	Err             string
 	// At is when it ended, from the start of the launch.
 	At time.Duration
+	// Log is the worker's log file ("" without logs).
+	Log string
 }
 
 // Name is "component/rank".
@@ -73,8 +78,10 @@ type Report struct {
 	Total int
 	// First is the worker that failed first, nil when none did.
 	First *WorkerResult
-	// Interrupted is the signal that stopped the launch, if any.
+	// Interrupted is the signal that stopped the launch, if any, and
+	// Forwarded the one the workers got for it.
 	Interrupted os.Signal
+	Forwarded   syscall.Signal
 	// Stopped counts the workers still running when the launch stopped
 	// them (after a failure or a signal); -1 when the backend cannot tell.
 	Stopped int
@@ -87,22 +94,74 @@ type Report struct {
 	// worker process was started (local).
 	AllStarted time.Duration
 	Elapsed    time.Duration
-	LogDir     string
+	// LogDir is the run's own log directory ("" without logs).
+	LogDir string
+	// Containment says how the run's processes were kept together: the
+	// run's cgroup, or the guardian as subreaper (and why no cgroup).
+	Containment string
+	// Lost says why the launch lost control of its workers mid-run (they
+	// were ended): a failure of launch's, not a worker's.
+	Lost string
+	// Err is what stopped the launch itself from starting or running.
+	Err *Error
 	// Notes are remarks made during the launch.
 	Notes []string
 }
 
+// Launch's own exit statuses: a fixed range, 120-125, that a worker's
+// status is never passed through as.
+const (
+	// ExitWorkerInRange: the first failing worker's status was itself in
+	// 120-125 (the summary and the report say which).
+	ExitWorkerInRange = 120
+	// ExitInvalid: the config is invalid (launch refuses what check rejects).
+	ExitInvalid = 121
+	// ExitUsage: bad flags or programs, a multi-node plan on the local backend.
+	ExitUsage = 122
+	// ExitStart: the run could not start (a program, the log directory, the
+	// allocation, the guardian).
+	ExitStart = 123
+	// ExitLost: launch lost control of the run mid-way (its workers ended).
+	ExitLost = 124
+	// ExitInternal: a bug in launch.
+	ExitInternal = 125
+)
+
+// Error is launch failing by itself, not a worker: Code is its exit
+// status (one of the Exit* constants).
+type Error struct {
+	Code int
+	Err  error
+}
+
+func (e *Error) Error() string { return e.Err.Error() }
+func (e *Error) Unwrap() error { return e.Err }
+
+// Errorf makes an Error with code.
+func Errorf(code int, format string, args ...any) *Error {
+	return &Error{Code: code, Err: fmt.Errorf(format, args...)}
+}
+
 // ExitCode is what `rlsolve launch` exits with: 0 when every worker
-// succeeded, the first failing worker's Status, or 128+signal when a
-// signal interrupted the launch.
+// succeeded; launch's own code (120-125) when it failed itself; else the
+// first failing worker's Status (ExitWorkerInRange when that is in
+// launch's range), or 128+signal when a signal interrupted the launch.
 func (r *Report) ExitCode() int {
-	if r.First != nil {
-		if s := r.First.Status(); s != 0 {
-			return s
+	switch {
+	case r.Err != nil:
+		return r.Err.Code
+	case r.Lost != "":
+		return ExitLost
+	case r.First != nil:
+		s := r.First.Status()
+		if s == 0 {
+			return 1
 		}
-		return 1
-	}
-	if r.Interrupted != nil {
+		if s >= ExitWorkerInRange && s <= ExitInternal {
+			return ExitWorkerInRange
+		}
+		return s
+	case r.Interrupted != nil:
 		if s, ok := r.Interrupted.(syscall.Signal); ok {
 			return 128 + int(s)
 		}
@@ -116,44 +175,61 @@ func (r *Report) Summary() string {
 	var b strings.Builder
 	secs := r.Elapsed.Round(time.Millisecond)
 	switch {
+	case r.Err != nil:
+		fmt.Fprintf(&b, "launch: %v; exit status %d (launch's own)\n", r.Err, r.ExitCode())
 	case r.First != nil:
-		f := r.First
-		where := ""
-		if f.Host != "" {
-			where = " on " + f.Host
+		r.firstSummary(&b)
+	case r.Interrupted != nil && r.Lost == "":
+		fwd := "forwarded"
+		if s, ok := r.Interrupted.(syscall.Signal); ok && r.Forwarded != 0 && r.Forwarded != s {
+			fwd = "forwarded as " + signalName(r.Forwarded)
 		}
-		fmt.Fprintf(&b, "launch: %s%s failed first, after %v: %s; exit status %d\n", f.Name(), where, f.At.Round(time.Millisecond), f.How(), r.ExitCode())
-		switch {
-		case r.Stopped > 0:
-			fmt.Fprintf(&b, "launch: stopped the %d other worker(s) still running", r.Stopped)
-		case r.Stopped < 0 && r.Total > 1:
-			b.WriteString("launch: stopped the other workers still running")
-		}
-		if r.Stopped != 0 && r.Total > 1 {
-			if r.Killed > 0 {
-				fmt.Fprintf(&b, " (%d needed SIGKILL after the grace period)", r.Killed)
-			}
-			b.WriteString("\n")
-		}
-		if r.Interrupted != nil {
-			fmt.Fprintf(&b, "launch: also interrupted by %s\n", signalName(r.Interrupted))
-		}
-	case r.Interrupted != nil:
-		fmt.Fprintf(&b, "launch: interrupted by %s after %v; forwarded to %d worker(s)", signalName(r.Interrupted), secs, r.Total)
+		fmt.Fprintf(&b, "launch: interrupted by %s after %v; %s to %d worker(s)", signalName(r.Interrupted), secs, fwd, r.Total)
 		if r.Killed > 0 {
 			fmt.Fprintf(&b, ", %d needed SIGKILL after the grace period", r.Killed)
 		}
 		fmt.Fprintf(&b, "; exit status %d\n", r.ExitCode())
-	default:
+	case r.Lost == "":
 		fmt.Fprintf(&b, "launch: all %d worker(s) exited with status 0 in %v\n", r.Total, secs)
+	}
+	if r.Lost != "" {
+		fmt.Fprintf(&b, "launch: lost control of the workers after %v: %s; ended what was left; exit status %d (launch's own)\n", secs, r.Lost, r.ExitCode())
 	}
 	if r.Leftovers > 0 {
 		fmt.Fprintf(&b, "launch: ended %d process(es) the workers left running\n", r.Leftovers)
 	}
 	if r.LogDir != "" {
-		fmt.Fprintf(&b, "launch: logs in %s\n", r.LogDir)
+		fmt.Fprintf(&b, "launch: logs in %s\n", shellquote.Quote(r.LogDir))
 	}
 	return b.String()
+}
+
+func (r *Report) firstSummary(b *strings.Builder) {
+	f := r.First
+	where := ""
+	if f.Host != "" {
+		where = " on " + f.Host
+	}
+	status := fmt.Sprintf("exit status %d", r.ExitCode())
+	if r.ExitCode() == ExitWorkerInRange {
+		status += fmt.Sprintf(" (the worker's %d is in launch's own range 120-125)", f.Status())
+	}
+	fmt.Fprintf(b, "launch: %s%s failed first, after %v: %s; %s\n", f.Name(), where, f.At.Round(time.Millisecond), f.How(), status)
+	switch {
+	case r.Stopped > 0:
+		fmt.Fprintf(b, "launch: stopped the %d other worker(s) still running", r.Stopped)
+	case r.Stopped < 0 && r.Total > 1:
+		b.WriteString("launch: stopped the other workers still running")
+	}
+	if r.Stopped != 0 && r.Total > 1 {
+		if r.Killed > 0 {
+			fmt.Fprintf(b, " (%d needed SIGKILL after the grace period)", r.Killed)
+		}
+		b.WriteString("\n")
+	}
+	if r.Interrupted != nil {
+		fmt.Fprintf(b, "launch: also interrupted by %s\n", signalName(r.Interrupted))
+	}
 }
 
 // signalName is "SIGTERM" for syscall.SIGTERM.

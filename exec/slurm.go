@@ -1,22 +1,20 @@
 package exec
 
 import (
-	"bufio"
-	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"os"
-	osexec "os/exec"
-	"path/filepath"
-	"regexp"
-	"sort"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/rlsolve/rlsolve/internal/slurmcli"
 )
 
 // Slurm runs each component as one srun step inside an existing allocation
@@ -25,7 +23,9 @@ import (
 // that components sharing GPUs run side by side. Each task runs the shim
 // (`rlsolve shim`), which finds its worker by SLURM_PROCID in the launch's
 // plan file, sets the worker's environment (CUDA_VISIBLE_DEVICES
-// included: Slurm overwrites it otherwise) and execs the program.
+// included: Slurm overwrites it otherwise) and execs the program. The
+// srun processes are the guardian's units: should launch die, the
+// guardian stops them and cancels the steps.
 type Slurm struct {
 	// JobID is the allocation (SLURM_JOB_ID).
 	JobID string
@@ -36,12 +36,139 @@ type Slurm struct {
 	// per-node GPUs, for components whose workers see GPUs), "none", or a
 	// --gres value.
 	Gres string
-	// Srun, Scontrol, Scancel, Squeue name the Slurm commands (defaults:
-	// found in PATH).
-	Srun, Scontrol, Scancel, Squeue string
-	// ExpandHostlist expands a Slurm host list (n[1-4]); nil asks
-	// `scontrol show hostnames`.
-	ExpandHostlist func(string) ([]string, error)
+	// CLI runs the Slurm commands (its Env is set to the launch's).
+	CLI slurmcli.Client
+}
+
+// stepName is the srun step name of a component (how scancel finds it).
+func stepName(id, component string) string { return "rlsolve-" + id + "-" + component }
+
+// Launch runs the job's components as srun steps and waits for them.
+func (s *Slurm) Launch(ctx context.Context, job *Job, opt Options) (*Report, error) {
+	if s.JobID == "" {
+		return nil, Errorf(ExitUsage, "the Slurm backend runs inside an allocation: start it under salloc or sbatch, or pass the job id (--jobid)")
+	}
+	if len(s.ShimArgv) == 0 {
+		return nil, Errorf(ExitUsage, "no shim program")
+	}
+	if job.Node >= 0 {
+		return nil, Errorf(ExitUsage, "the Slurm backend places every node's share itself: --node is for the local backend")
+	}
+	own := *s // this launch's: the commands run in its environment
+	s = &own
+	s.CLI.Env = opt.environ()
+	// Signals are relayed; one that comes while the launch is still
+	// preparing (scontrol, the port probe) cancels the preparation.
+	sigs := make(chan os.Signal, 8)
+	setupCtx, cancelSetup := context.WithCancel(ctx)
+	defer cancelSetup()
+	var setupDone atomic.Bool
+	stopRelay := make(chan struct{})
+	defer close(stopRelay)
+	go relaySignals(opt.Signals, sigs, stopRelay, func() {
+		if !setupDone.Load() {
+			cancelSetup()
+		}
+	})
+	opt.Signals = sigs
+	r := newRun(job, &opt, "slurm")
+	r.rep.Stopped = -1
+	units, cleanup, err := s.prepare(setupCtx, r)
+	defer cleanup()
+	if err != nil {
+		select {
+		case sg := <-sigs: // the preparation was cut short by a signal
+			r.rep.Interrupted = sg
+			r.rep.Elapsed = time.Since(r.start)
+			return r.rep, nil
+		default:
+			return nil, err
+		}
+	}
+	setupDone.Store(true)
+	r.contain()
+	h := &slurmHooks{s: s, r: r, done: map[int]bool{}, failed: map[int]bool{}}
+	steps := make([]string, len(job.Components))
+	for i, c := range job.Components {
+		steps[i] = stepName(job.ID, c.Name)
+	}
+	h.steps = steps
+	gs := &guardSlurm{JobID: s.JobID, Steps: steps, Squeue: s.CLI.Squeue, Scancel: s.CLI.Scancel}
+	if err := r.startGuard(units, gs, h.translate); err != nil {
+		r.finish()
+		return nil, err
+	}
+	r.supervise(ctx, h)
+	r.finish()
+	slices.SortStableFunc(r.rep.Workers, func(a, b WorkerResult) int { return cmp.Compare(a.At, b.At) })
+	return r.rep, nil
+}
+
+// relaySignals passes signals on until stop, calling each on every one.
+func relaySignals(in <-chan os.Signal, out chan<- os.Signal, stop <-chan struct{}, each func()) {
+	for {
+		select {
+		case sg := <-in:
+			select {
+			case out <- sg:
+			default:
+			}
+			each()
+		case <-stop:
+			return
+		}
+	}
+}
+
+// prepare checks the allocation, makes the run's directory, chooses the
+// ports, and writes the plan and host files: it returns the srun units.
+// cleanup removes a temporary directory (without --log-dir).
+func (s *Slurm) prepare(ctx context.Context, r *run) (units []guardUnit, cleanup func(), err error) {
+	cleanup = func() {}
+	info, err := s.CLI.Job(ctx, s.JobID)
+	if err != nil {
+		return nil, cleanup, Errorf(ExitStart, "reading Slurm job %s: %w", s.JobID, err)
+	}
+	if info.State != "RUNNING" {
+		return nil, cleanup, Errorf(ExitStart, "Slurm job %s is %s, not RUNNING", s.JobID, strings.ToLower(orDefault(info.State, "unknown")))
+	}
+	if err := s.checkHosts(r.job, info); err != nil {
+		return nil, cleanup, err
+	}
+	if r.opt.LogDir == "" {
+		// No logs, but the plan must be somewhere every node sees.
+		tmp, err := os.MkdirTemp("", "rlsolve-launch-")
+		if err != nil {
+			return nil, cleanup, &Error{Code: ExitStart, Err: err}
+		}
+		cleanup = func() { _ = os.RemoveAll(tmp) }
+		r.opt.LogDir, r.noLogs = tmp, true
+		r.notef("the launch plan is in %s, which every node must see", tmp)
+	}
+	if err := r.openDir(); err != nil {
+		return nil, cleanup, err
+	}
+	for _, c := range r.job.Components {
+		if c.MasterAddr == "" {
+			c.MasterAddr = c.Workers[0].Host
+		}
+	}
+	if err := s.probePorts(ctx, r.job, r.dir); err != nil {
+		return nil, cleanup, Errorf(ExitStart, "%w", err)
+	}
+	for _, c := range r.job.Components {
+		c.setMaster(c.MasterAddr, c.MasterPort)
+	}
+	data, err := json.MarshalIndent(newPlanFile(r.job), "", " ")
+	if err != nil {
+		return nil, cleanup, &Error{Code: ExitInternal, Err: err}
+	}
+	planPath, err := writeIn(r.dir.f, "launch-"+r.job.ID+".json", data)
+	if err != nil {
+		return nil, cleanup, Errorf(ExitStart, "writing the launch plan: %w", err)
+	}
+	units, err = s.units(r, info, planPath)
+	return units, cleanup, err
 }
 
 func orDefault(s, def string) string {
@@ -51,334 +178,71 @@ func orDefault(s, def string) string {
 	return s
 }
 
-// jobInfo is what launch needs to know about the allocation.
-type jobInfo struct {
-	State       string
-	Nodes       []string
-	GresPerNode string // "gpu:8", or ""
-}
-
-// job reads the allocation with `scontrol show job -o`.
-func (s *Slurm) job(ctx context.Context, env []string) (*jobInfo, error) {
-	cmd := osexec.CommandContext(ctx, orDefault(s.Scontrol, "scontrol"), "show", "job", "-o", s.JobID)
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("scontrol show job %s: %v: %s", s.JobID, err, strings.TrimSpace(stderr.String()))
-	}
-	info := &jobInfo{}
-	nodeList := ""
-	for _, f := range strings.Fields(string(out)) {
-		k, v, _ := strings.Cut(f, "=")
-		switch k {
-		case "JobState":
-			info.State = v
-		case "NodeList":
-			nodeList = v
-		case "TresPerNode":
-			for _, t := range strings.Split(v, ",") {
-				for _, p := range []string{"gres:", "gres/"} {
-					if g, ok := strings.CutPrefix(t, p); ok && strings.HasPrefix(g, "gpu") {
-						info.GresPerNode = g
-					}
-				}
-			}
-		}
-	}
-	if nodeList != "" && nodeList != "(null)" {
-		if s.ExpandHostlist != nil {
-			info.Nodes, err = s.ExpandHostlist(nodeList)
-		} else {
-			c := osexec.CommandContext(ctx, orDefault(s.Scontrol, "scontrol"), "show", "hostnames", nodeList)
-			c.Env = env
-			var o []byte
-			o, err = c.Output()
-			info.Nodes = strings.Fields(string(o))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("expanding the allocation's node list %q: %v", nodeList, err)
-		}
-	}
-	return info, nil
-}
-
-// stepName is the srun step name of a component (how scancel finds it).
-func stepName(id, component string) string { return "rlsolve-" + id + "-" + component }
-
-type slurmStep struct {
-	c       *Component
-	cmd     *osexec.Cmd
-	name    string
-	done    bool
-	readers sync.WaitGroup
-	files   []*os.File
-}
-
-type slurmEventKind int
-
-const (
-	taskEnded slurmEventKind = iota
-	srunExited
-)
-
-type slurmEvent struct {
-	kind   slurmEventKind
-	step   int
-	result WorkerResult // taskEnded
-	err    error        // srunExited
-	state  *os.ProcessState
-	last   string // srunExited: srun's last error line
-	at     time.Time
-}
-
-// Launch runs the job's components as srun steps and waits for them.
-func (s *Slurm) Launch(ctx context.Context, job *Job, opt Options) (*Report, error) {
-	start := time.Now()
-	rep := &Report{ID: job.ID, Backend: "slurm", LogDir: opt.LogDir, Stopped: -1}
-	notef := func(format string, args ...any) {
-		rep.Notes = append(rep.Notes, fmt.Sprintf(format, args...))
-		opt.notef(format, args...)
-	}
-	if s.JobID == "" {
-		return nil, fmt.Errorf("the Slurm backend runs inside an allocation: start it under salloc or sbatch, or pass the job id (--jobid)")
-	}
-	if len(s.ShimArgv) == 0 {
-		return nil, fmt.Errorf("no shim program")
-	}
-	base := opt.environ()
-
-	// Signals are relayed; one that comes while the launch is still
-	// preparing (scontrol, the port probe) cancels the preparation.
-	sigs := make(chan os.Signal, 8)
-	setupCtx, cancelSetup := context.WithCancel(ctx)
-	defer cancelSetup()
-	var setupDone atomic.Bool
-	stopRelay := make(chan struct{})
-	defer close(stopRelay)
-	go func() {
-		for {
-			select {
-			case sg := <-opt.Signals:
-				select {
-				case sigs <- sg:
-				default:
-				}
-				if !setupDone.Load() {
-					cancelSetup()
-				}
-			case <-stopRelay:
-				return
-			}
-		}
-	}()
-	interrupted := func(err error) (*Report, error) {
-		select {
-		case sg := <-sigs:
-			rep.Interrupted = sg
-			rep.Total = len(job.workers())
-			rep.Elapsed = time.Since(start)
-			return rep, nil
-		default:
-			return nil, err
-		}
-	}
-
-	info, err := s.job(setupCtx, base)
-	if err != nil {
-		return interrupted(err)
-	}
-	if info.State != "RUNNING" {
-		return nil, fmt.Errorf("Slurm job %s is %s, not RUNNING", s.JobID, strings.ToLower(orDefault(info.State, "unknown")))
-	}
-	inAlloc := map[string]bool{}
-	for _, n := range info.Nodes {
-		inAlloc[n] = true
-	}
-	ws := job.workers()
-	rep.Total = len(ws)
-	for _, w := range ws {
+// checkHosts: every worker's node has a Slurm node name in the allocation.
+func (s *Slurm) checkHosts(job *Job, info *slurmcli.Job) error {
+	for _, w := range job.workers() {
 		if w.Host == "" {
-			return nil, fmt.Errorf("%s: node %d has no host name in the inventory; the Slurm backend needs each node's Slurm node name", w.Name(), w.Node)
+			return Errorf(ExitUsage, "%s: node %d has no host name in the inventory; the Slurm backend needs each node's Slurm node name", w.Name(), w.Node)
 		}
-		if len(inAlloc) > 0 && !inAlloc[w.Host] {
-			return nil, fmt.Errorf("%s: host %s (node %d) is not in job %s's allocation (%s)", w.Name(), w.Host, w.Node, s.JobID, strings.Join(info.Nodes, ","))
+		if len(info.Nodes) > 0 && !slices.Contains(info.Nodes, w.Host) {
+			return Errorf(ExitStart, "%s: host %s (node %d) is not in job %s's allocation (%s)", w.Name(), w.Host, w.Node, s.JobID, strings.Join(info.Nodes, ","))
 		}
 	}
+	return nil
+}
 
-	dir := opt.LogDir
-	if dir == "" {
-		if dir, err = os.MkdirTemp("", "rlsolve-launch-"); err != nil {
-			return nil, err
-		}
-		defer os.RemoveAll(dir)
-		notef("the launch plan is in %s, which every node must see", dir)
-	}
-	if dir, err = filepath.Abs(dir); err != nil {
-		return nil, err
-	}
-	if err := os.MkdirAll(dir, 0o777); err != nil {
-		return nil, fmt.Errorf("launch directory: %w", err)
-	}
-	for _, c := range job.Components {
-		if c.MasterAddr == "" {
-			c.MasterAddr = c.Workers[0].Host
-		}
-	}
-	if err := s.probePorts(setupCtx, job, dir, base); err != nil {
-		return interrupted(err)
-	}
-	for _, c := range job.Components {
-		c.setMaster(c.MasterAddr, c.MasterPort)
-	}
-	planPath := filepath.Join(dir, "launch-"+job.ID+".json")
-	data, err := json.MarshalIndent(newPlanFile(job), "", " ")
+// units makes each component's srun: its host file, its argv (the shim),
+// its workers' names and logs.
+func (s *Slurm) units(r *run, info *slurmcli.Job, planPath string) ([]guardUnit, error) {
+	base := r.opt.environ()
+	srun, err := LookPath(s.CLI.SrunPath(), base)
 	if err != nil {
-		return nil, err
+		return nil, Errorf(ExitStart, "srun: %w", err)
 	}
-	if err := os.WriteFile(planPath, data, 0o644); err != nil {
-		return nil, fmt.Errorf("writing the launch plan: %w", err)
-	}
-	logs, err := openLogs(opt.LogDir, ws)
-	if err != nil {
-		return nil, err
-	}
-	setupDone.Store(true)
-	sink := &lineSink{out: opt.Stdout, err: opt.Stderr}
-	events := make(chan slurmEvent, 4*len(ws)+4*len(job.Components)+16)
-
-	steps := make([]*slurmStep, 0, len(job.Components))
-	li := 0
-	var startErr error
-	for si, c := range job.Components {
-		st, err := s.startStep(si, c, job.ID, dir, planPath, info, base, sink, logs[li:li+len(c.Workers)], events)
-		li += len(c.Workers)
+	names := logNames(r.job.workers())
+	units := make([]guardUnit, 0, len(r.job.Components))
+	for _, c := range r.job.Components {
+		hosts := make([]string, len(c.Workers))
+		u := guardUnit{Path: srun, Srun: c.Name}
+		gpus := false
+		for i := range c.Workers {
+			w := &c.Workers[i]
+			hosts[i] = w.Host
+			gpus = gpus || w.Env["CUDA_VISIBLE_DEVICES"] != "" || w.Env["VISIBLE_DEVICES"] != ""
+			u.Names = append(u.Names, w.Name())
+			if !r.noLogs {
+				u.Logs = append(u.Logs, names[0])
+				r.logs[w.Name()] = r.dir.path + "/" + names[0]
+			}
+			names = names[1:]
+		}
+		hf, err := writeIn(r.dir.f, safeName(c.Name)+"-"+r.job.ID+".hosts", []byte(strings.Join(hosts, "\n")+"\n"))
 		if err != nil {
-			startErr = fmt.Errorf("%s: starting srun: %w", c.Name, err)
-			break
+			return nil, Errorf(ExitStart, "writing %s's host file: %w", c.Name, err)
 		}
-		steps = append(steps, st)
-	}
-
-	grace := opt.grace()
-	var graceC, killC <-chan time.Time
-	stopping, killing := false, false
-	running := len(steps)
-	stop := func(sig syscall.Signal) {
-		stopping = true
-		s.signalSteps(steps, job.ID, sig, base)
-		graceC = time.After(grace)
-	}
-	if startErr != nil {
-		if running == 0 {
-			for _, l := range logs {
-				_ = l.close()
+		spec := slurmcli.StepSpec{JobID: s.JobID, NTasks: len(c.Workers), Name: stepName(r.job.ID, c.Name), Label: true}
+		switch g := orDefault(s.Gres, "auto"); {
+		case g == "none":
+		case g == "auto":
+			if gpus {
+				spec.Gres = info.GresPerNode
 			}
-			return nil, startErr
+		default:
+			spec.Gres = g
 		}
-		sink.linef("launch: %v", startErr)
-		rep.First = &WorkerResult{Component: job.Components[len(steps)].Name, Rank: -1, ExitCode: 1, Started: true, Err: startErr.Error()}
-		stop(syscall.SIGTERM)
+		u.Argv = append([]string{"srun"}, slurmcli.SrunArgs(spec)...)
+		u.Argv = append(u.Argv, s.ShimArgv...)
+		u.Argv = append(u.Argv, "--plan", planPath, "--component", c.Name)
+		u.Env = MergeEnv(base, map[string]string{"SLURM_HOSTFILE": hf})
+		units = append(units, u)
 	}
-	done := ctx.Done()
-	failedSteps := map[int]bool{}
-	for running > 0 {
-		select {
-		case ev := <-events:
-			switch ev.kind {
-			case taskEnded:
-				r := ev.result
-				r.At = ev.at.Sub(start)
-				r.Stopped = stopping
-				if killing {
-					rep.Killed++
-				}
-				rep.Workers = append(rep.Workers, r)
-				failedSteps[ev.step] = true
-				if !stopping && r.Failed() {
-					rep.First = &r
-					stop(syscall.SIGTERM)
-				}
-			case srunExited:
-				running--
-				steps[ev.step].done = true
-				code := 0
-				if ev.state != nil {
-					code = ev.state.ExitCode()
-				} else if ev.err != nil {
-					code = 1
-				}
-				if code != 0 && !stopping && !failedSteps[ev.step] {
-					// srun itself failed (no task reported): say what it said.
-					msg := fmt.Sprintf("srun exited with status %d", code)
-					if ev.last != "" {
-						msg += ": " + ev.last
-					}
-					r := WorkerResult{Component: steps[ev.step].c.Name, Rank: -1, Started: true, ExitCode: code, Err: msg, At: ev.at.Sub(start)}
-					rep.Workers = append(rep.Workers, r)
-					rep.First = &r
-					stop(syscall.SIGTERM)
-				}
-			}
-		case sg := <-sigs:
-			sig, ok := sg.(syscall.Signal)
-			if !ok {
-				sig = syscall.SIGTERM
-			}
-			if stopping {
-				killing = true
-				s.signalSteps(steps, job.ID, 0, base)
-				killC = time.After(5 * time.Second)
-				continue
-			}
-			rep.Interrupted = sig
-			stop(sig)
-		case <-done:
-			done = nil
-			if !stopping {
-				rep.Interrupted = syscall.SIGTERM
-				stop(syscall.SIGTERM)
-			}
-		case <-graceC:
-			graceC = nil
-			killing = true
-			s.signalSteps(steps, job.ID, 0, base)
-			killC = time.After(5 * time.Second)
-		case <-killC:
-			killC = nil
-			for _, st := range steps {
-				if !st.done {
-					_ = syscall.Kill(-st.cmd.Process.Pid, syscall.SIGKILL)
-				}
-			}
-		}
-	}
-	for i, l := range logs {
-		if err := l.close(); err != nil {
-			notef("%s: log file %s: %v", ws[i].Name(), l.path, err)
-		}
-	}
-	sort.SliceStable(rep.Workers, func(i, j int) bool { return rep.Workers[i].At < rep.Workers[j].At })
-	rep.Elapsed = time.Since(start)
-	return rep, nil
-}
-
-// srunBase is the srun options every step of a launch shares.
-func (s *Slurm) srunBase(ntasks int, name string) []string {
-	return []string{"--jobid=" + s.JobID, "--overlap", "--distribution=arbitrary", "--ntasks=" + strconv.Itoa(ntasks),
-		"--input=none", "--job-name=" + name, "--export=ALL"}
-}
-
-// writeHostFile writes one host per task, in task order.
-func writeHostFile(path string, hosts []string) error {
-	return os.WriteFile(path, []byte(strings.Join(hosts, "\n")+"\n"), 0o644)
+	return units, nil
 }
 
 // probePorts chooses MASTER_PORT for every component that has none: one
 // short srun step with a task on each distinct rank-0 node, binding there
 // as many free ports as components have their rank 0 on it.
-func (s *Slurm) probePorts(ctx context.Context, job *Job, dir string, base []string) error {
+func (s *Slurm) probePorts(ctx context.Context, job *Job, dir *runDir) error {
 	var hosts []string
 	index := map[string]int{}
 	type want struct {
@@ -407,7 +271,7 @@ func (s *Slurm) probePorts(ctx context.Context, job *Job, dir string, base []str
 	}
 	// Launched on rank 0's node itself (a batch script on the first node):
 	// no probe step needed there.
-	if self, _ := envValue(base, "SLURMD_NODENAME"); self != "" {
+	if self, _ := envValue(s.CLI.Env, "SLURMD_NODENAME"); self != "" {
 		if t, ok := index[self]; ok {
 			ports, err := freePorts(counts[t])
 			if err != nil {
@@ -424,24 +288,34 @@ func (s *Slurm) probePorts(ctx context.Context, job *Job, dir string, base []str
 			counts[t] = 0
 		}
 	}
-	hf := filepath.Join(dir, "ports-"+job.ID+".hosts")
-	if err := writeHostFile(hf, hosts); err != nil {
+	hf, err := writeIn(dir.f, "ports-"+job.ID+".hosts", []byte(strings.Join(hosts, "\n")+"\n"))
+	if err != nil {
 		return err
 	}
 	spec := make([]string, len(hosts))
 	for t := range hosts {
 		spec[t] = strconv.Itoa(counts[t])
 	}
-	args := append(s.srunBase(len(hosts), stepName(job.ID, "ports")), s.ShimArgv...)
-	args = append(args, "--ports", strings.Join(spec, ","))
-	cmd := osexec.CommandContext(ctx, orDefault(s.Srun, "srun"), args...)
-	cmd.Env = MergeEnv(base, map[string]string{"SLURM_HOSTFILE": hf})
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
+	argv := append(slices.Clone(s.ShimArgv), "--ports", strings.Join(spec, ","))
+	out, err := s.CLI.RunStep(ctx, slurmcli.StepSpec{JobID: s.JobID, NTasks: len(hosts), Name: stepName(job.ID, "ports")}, hf, argv...)
 	if err != nil {
-		return fmt.Errorf("choosing MASTER_PORT on the nodes (srun): %v: %s", err, strings.TrimSpace(stderr.String()))
+		return fmt.Errorf("choosing MASTER_PORT on the nodes: %w", err)
 	}
+	got := parsePorts(out)
+	for _, w := range wants {
+		if w.c.MasterPort != 0 {
+			continue
+		}
+		if w.nth >= len(got[w.task]) {
+			return fmt.Errorf("choosing MASTER_PORT on %s: the probe printed %v", hosts[w.task], got[w.task])
+		}
+		w.c.MasterPort = got[w.task][w.nth]
+	}
+	return nil
+}
+
+// parsePorts reads the shim's "rlsolve-ports TASK PORT..." lines.
+func parsePorts(out []byte) map[int][]int {
 	got := map[int][]int{}
 	for _, line := range strings.Split(string(out), "\n") {
 		f := strings.Fields(line)
@@ -458,307 +332,148 @@ func (s *Slurm) probePorts(ctx context.Context, job *Job, dir string, base []str
 			}
 		}
 	}
-	for _, w := range wants {
-		if w.c.MasterPort != 0 {
-			continue
-		}
-		if w.nth >= len(got[w.task]) {
-			return fmt.Errorf("choosing MASTER_PORT on %s: the probe printed %v", hosts[w.task], got[w.task])
-		}
-		w.c.MasterPort = got[w.task][w.nth]
-	}
-	return nil
+	return got
 }
 
-// startStep starts one component's srun.
-func (s *Slurm) startStep(si int, c *Component, id, dir, planPath string, info *jobInfo, base []string,
-	sink *lineSink, logs []*workerLog, events chan<- slurmEvent) (*slurmStep, error) {
-	hosts := make([]string, len(c.Workers))
-	gpus := false
-	for i := range c.Workers {
-		hosts[i] = c.Workers[i].Host
-		for _, k := range []string{"CUDA_VISIBLE_DEVICES", "VISIBLE_DEVICES"} {
-			if c.Workers[i].Env[k] != "" {
-				gpus = true
-			}
-		}
-	}
-	hf := filepath.Join(dir, strings.TrimSuffix(logName(c.Name, 0), "-0.log")+"-"+id+".hosts")
-	if err := writeHostFile(hf, hosts); err != nil {
-		return nil, err
-	}
-	name := stepName(id, c.Name)
-	args := s.srunBase(len(c.Workers), name)
-	args = append(args, "--label")
-	switch g := orDefault(s.Gres, "auto"); {
-	case g == "none":
-	case g == "auto":
-		if gpus && info.GresPerNode != "" {
-			args = append(args, "--gres="+info.GresPerNode)
-		}
-	default:
-		args = append(args, "--gres="+g)
-	}
-	args = append(args, s.ShimArgv...)
-	args = append(args, "--plan", planPath, "--component", c.Name)
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return nil, err
-	}
-	errR, errW, err := os.Pipe()
-	if err != nil {
-		outR.Close()
-		outW.Close()
-		return nil, err
-	}
-	cmd := osexec.Command(orDefault(s.Srun, "srun"), args...)
-	cmd.Env = MergeEnv(base, map[string]string{"SLURM_HOSTFILE": hf})
-	cmd.Stdout, cmd.Stderr = outW, errW
-	// Own process group: a terminal's Ctrl-C reaches launch, which decides.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
-	err = cmd.Start()
-	outW.Close()
-	errW.Close()
-	if err != nil {
-		outR.Close()
-		errR.Close()
-		return nil, err
-	}
-	st := &slurmStep{c: c, cmd: cmd, name: name, files: []*os.File{outR, errR}}
-	outWs := make([]*lineWriter, len(c.Workers))
-	errWs := make([]*lineWriter, len(c.Workers))
-	for i := range c.Workers {
-		p := c.Workers[i].Name() + ": "
-		outWs[i] = newLineWriter(p, sink, false, logs[i])
-		errWs[i] = newLineWriter(p, sink, true, logs[i])
-	}
-	var last lastLine
-	st.readers.Add(2)
-	go func() {
-		defer st.readers.Done()
-		readSrun(outR, &srunParser{step: si, c: c, writers: outWs, sink: sink, events: events})
-	}()
-	go func() {
-		defer st.readers.Done()
-		readSrun(errR, &srunParser{step: si, c: c, writers: errWs, sink: sink, stderr: true, events: events, last: &last})
-	}()
-	go func() {
-		err := cmd.Wait()
-		st.readers.Wait() // every task report is in before the exit
-		events <- slurmEvent{kind: srunExited, step: si, err: err, state: cmd.ProcessState, last: last.get(), at: time.Now()}
-	}()
-	return st, nil
+// slurmHooks carry out the supervisor's orders: the steps' tasks are
+// signalled and cancelled through Slurm, srun itself through the guardian.
+type slurmHooks struct {
+	s     *Slurm
+	r     *run
+	steps []string // step names, by unit
+	mu    sync.Mutex
+	done  map[int]bool // units (sruns) that ended
+	// failed: units that reported a task's failure.
+	failed map[int]bool
 }
 
-// signalSteps sends sig to the tasks of every running step (scancel
-// --signal), or cancels the steps when sig is 0. A step Slurm does not
-// list yet gets the signal through its srun.
-func (s *Slurm) signalSteps(steps []*slurmStep, id string, sig syscall.Signal, env []string) {
-	names := map[string]*slurmStep{}
-	for _, st := range steps {
-		if !st.done {
-			names[st.name] = st
-		}
-	}
-	if len(names) == 0 {
-		return
-	}
-	var ids []string
-	for try := 0; try < 5 && len(names) > 0; try++ {
-		if try > 0 {
-			time.Sleep(100 * time.Millisecond)
-		}
-		cmd := osexec.Command(orDefault(s.Squeue, "squeue"), "--steps", "--jobs="+s.JobID, "--noheader", "--format=%i|%j")
-		cmd.Env = env
-		out, _ := cmd.Output()
-		for _, line := range strings.Split(string(out), "\n") {
-			stepID, name, ok := strings.Cut(strings.TrimSpace(line), "|")
-			if ok && names[name] != nil {
-				ids = append(ids, stepID)
-				delete(names, name)
-			}
-		}
-	}
-	if len(ids) > 0 {
-		args := []string{}
-		if sig != 0 {
-			args = append(args, "--signal="+strings.TrimPrefix(signalName(sig), "SIG"))
-		}
-		cmd := osexec.Command(orDefault(s.Scancel, "scancel"), append(args, ids...)...)
-		cmd.Env = env
-		_ = cmd.Run() // 22.05 prints spurious errors when signalling steps
-	}
-	for _, st := range names {
-		_ = syscall.Kill(-st.cmd.Process.Pid, syscall.SIGTERM) // srun cancels its step
-	}
-}
-
-// lastLine keeps srun's last line of its own.
-type lastLine struct {
-	mu sync.Mutex
-	s  string
-}
-
-func (l *lastLine) set(s string) {
-	l.mu.Lock()
-	l.s = s
-	l.mu.Unlock()
-}
-
-func (l *lastLine) get() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.s
-}
-
-// srunParser splits srun's labelled output back into the tasks' streams.
-// srun --label writes "N: " before each piece a task sends; slurmstepd
-// sends a line of up to 1023 bytes plus its newline as one piece, and a
-// longer line in pieces of 1024 bytes without one, each of which srun
-// ends with a newline. So a piece of exactly 1024 bytes continues on the
-// task's next piece, and the task's lines come back whole.
-type srunParser struct {
-	step    int
-	c       *Component
-	writers []*lineWriter
-	sink    *lineSink
-	stderr  bool
-	events  chan<- slurmEvent
-	last    *lastLine
-}
-
-// srunPiece is slurmstepd's message size (MAX_MSG_LEN).
-const srunPiece = 1024
-
-var srunTaskRE = regexp.MustCompile(`^srun: error: ([^:\s]+): tasks? ([0-9,\-]+): (.*)$`)
-
-func readSrun(r *os.File, p *srunParser) {
-	defer r.Close()
-	br := bufio.NewReaderSize(r, 64<<10)
-	var long []byte
-	for {
-		line, err := br.ReadSlice('\n')
-		if err == bufio.ErrBufferFull {
-			long = append(long, line...)
-			continue
-		}
-		if len(long) > 0 {
-			line = append(long, line...)
-			long = long[:0]
-		}
-		if len(line) > 0 {
-			p.line(bytes.TrimSuffix(line, []byte("\n")))
-		}
-		if err != nil {
-			break
-		}
-	}
-	for _, w := range p.writers {
-		w.Close()
-	}
-}
-
-func (p *srunParser) line(l []byte) {
-	if task, payload, ok := parseLabel(l); ok && task < len(p.writers) {
-		w := p.writers[task]
-		if len(payload) == srunPiece {
-			_, _ = w.Write(payload)
-			return
-		}
-		_, _ = w.Write(append(payload, '\n'))
-		return
-	}
-	// srun's own line.
-	p.sink.write(p.stderr, append([]byte(p.c.Name+": "), append(l, '\n')...))
-	if !p.stderr {
-		return
-	}
-	s := string(l)
-	if p.last != nil && strings.HasPrefix(s, "srun: error:") {
-		p.last.set(s)
-	}
-	m := srunTaskRE.FindStringSubmatch(s)
-	if m == nil {
-		return
-	}
-	code, sig, errText := parseTaskEnd(m[3])
-	for _, t := range expandTasks(m[2]) {
-		if t < 0 || t >= len(p.c.Workers) {
-			continue
-		}
-		w := &p.c.Workers[t]
-		p.events <- slurmEvent{kind: taskEnded, step: p.step, at: time.Now(), result: WorkerResult{
-			Component: w.Component, Rank: w.Rank, Host: m[1], Started: true, ExitCode: code, Signal: sig, Err: errText}}
-	}
-}
-
-// parseLabel splits "  12: text" into 12 and "text".
-func parseLabel(l []byte) (int, []byte, bool) {
-	i := 0
-	for i < len(l) && l[i] == ' ' {
-		i++
-	}
-	j := i
-	for j < len(l) && l[j] >= '0' && l[j] <= '9' {
-		j++
-	}
-	if j == i || j-i > 9 || j >= len(l) || l[j] != ':' {
-		return 0, nil, false
-	}
-	n, _ := strconv.Atoi(string(l[i:j]))
-	rest := l[j+1:]
-	if len(rest) == 0 {
-		return n, rest, true
-	}
-	if rest[0] != ' ' {
-		return 0, nil, false
-	}
-	return n, rest[1:], true
-}
-
-// expandTasks reads srun's task lists: "3", "0-2", "0,2-3".
-func expandTasks(s string) []int {
+func (h *slurmHooks) running() []int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
 	var out []int
-	for _, part := range strings.Split(s, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			continue
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil || b < a || b-a > 1<<20 {
-				continue
-			}
-		}
-		for t := a; t <= b; t++ {
-			out = append(out, t)
+	for i := range h.steps {
+		if !h.done[i] {
+			out = append(out, i)
 		}
 	}
 	return out
 }
 
-// srunSignals maps strsignal() texts, which srun prints for a task a
-// signal ended, back to signals.
-var srunSignals = map[string]syscall.Signal{
-	"Hangup": syscall.SIGHUP, "Interrupt": syscall.SIGINT, "Quit": syscall.SIGQUIT, "Illegal instruction": syscall.SIGILL,
-	"Trace/breakpoint trap": syscall.SIGTRAP, "Aborted": syscall.SIGABRT, "Bus error": syscall.SIGBUS,
-	"Floating point exception": syscall.SIGFPE, "Killed": syscall.SIGKILL, "User defined signal 1": syscall.SIGUSR1,
-	"Segmentation fault": syscall.SIGSEGV, "User defined signal 2": syscall.SIGUSR2, "Broken pipe": syscall.SIGPIPE,
-	"Alarm clock": syscall.SIGALRM, "Terminated": syscall.SIGTERM,
+// signal sends sig to the tasks of every running step (scancel
+// --signal), or cancels the steps when sig is 0. A step Slurm does not
+// list yet gets SIGTERM through its srun, which then cancels it.
+func (h *slurmHooks) signal(sig syscall.Signal) {
+	var names []string
+	for _, u := range h.running() {
+		names = append(names, h.steps[u])
+	}
+	if len(names) == 0 {
+		return
+	}
+	var units []int
+	for _, name := range signalSteps(&h.s.CLI, h.s.JobID, names, sig, 5) {
+		units = append(units, slices.Index(h.steps, name))
+	}
+	if len(units) > 0 {
+		h.r.guard.op(guardOp{Op: "signal", Sig: int(syscall.SIGTERM), Units: units})
+	}
 }
 
-// parseTaskEnd reads "Exited with exit code 3" or a signal's description.
-func parseTaskEnd(s string) (code int, sig syscall.Signal, text string) {
-	s = strings.TrimSpace(s)
-	if rest, ok := strings.CutPrefix(s, "Exited with exit code "); ok {
-		if n, err := strconv.Atoi(strings.TrimSpace(rest)); err == nil {
-			return n, 0, ""
+func (h *slurmHooks) kill()      { h.signal(0) }
+func (h *slurmHooks) forceKill() { h.r.guard.op(guardOp{Op: "kill"}) }
+func (h *slurmHooks) lost() {
+	h.signal(0)
+	h.r.sweepLost()
+}
+
+// translate: a unit is a component's srun; its tasks' failures come as
+// they happen, srun's own failure only when no task reported one.
+func (h *slurmHooks) translate(ev guardEvent) []unitEvent {
+	if ev.Unit < 0 || ev.Unit >= len(h.r.job.Components) {
+		return nil
+	}
+	c := h.r.job.Components[ev.Unit]
+	srunResult := func(code int, msg string) *WorkerResult {
+		return &WorkerResult{Component: c.Name, Rank: -1, Started: true, ExitCode: code, Err: msg}
+	}
+	switch ev.Kind {
+	case "started":
+		return []unitEvent{{unit: ev.Unit, slot: -1, started: true}}
+	case "failed":
+		r := srunResult(1, "starting srun: "+ev.Msg)
+		r.Started = false
+		return []unitEvent{{unit: ev.Unit, slot: -1, result: r}}
+	case "task":
+		t := ev.Task
+		if t == nil || t.Task < 0 || t.Task >= len(c.Workers) {
+			return nil
+		}
+		h.mu.Lock()
+		h.failed[ev.Unit] = true
+		h.mu.Unlock()
+		w := &c.Workers[t.Task]
+		r := &WorkerResult{Component: w.Component, Rank: w.Rank, Host: t.Host, Started: true, ExitCode: t.Code, Signal: t.Signal, Err: t.Text}
+		r.Log = h.r.logs[w.Name()]
+		return []unitEvent{{unit: ev.Unit, slot: -1, result: r}}
+	case "exit":
+		h.mu.Lock()
+		h.done[ev.Unit] = true
+		failed := h.failed[ev.Unit]
+		h.mu.Unlock()
+		ue := unitEvent{unit: ev.Unit, slot: -1, done: true}
+		ws := syscall.WaitStatus(ev.Status)
+		if code := ws.ExitStatus(); (code != 0 || ws.Signaled()) && !failed {
+			// srun itself failed (no task reported): say what it said.
+			msg := fmt.Sprintf("srun exited with status %d", code)
+			if ws.Signaled() {
+				msg, code = "srun was killed by "+signalName(ws.Signal()), 128+int(ws.Signal())
+			}
+			if ev.Msg != "" {
+				msg += ": " + ev.Msg
+			}
+			ue.result, ue.onlyIfRunning = srunResult(code, msg), true
+		}
+		return []unitEvent{ue}
+	}
+	return nil
+}
+
+// signalSteps sends sig to the tasks of the named steps (scancel
+// --signal=SIG), or cancels them when sig is 0, and returns the names
+// Slurm does not list (tries times, 100ms apart: a step just started may
+// not be listed yet).
+func signalSteps(cli *slurmcli.Client, jobID string, names []string, sig syscall.Signal, tries int) (unlisted []string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	want := map[string]bool{}
+	for _, n := range names {
+		want[n] = true
+	}
+	var ids []string
+	for try := 0; try < tries && len(want) > 0; try++ {
+		if try > 0 {
+			time.Sleep(100 * time.Millisecond)
+		}
+		steps, _ := cli.Steps(ctx, jobID)
+		for _, st := range steps {
+			if want[st.Name] {
+				ids = append(ids, st.ID)
+				delete(want, st.Name)
+			}
 		}
 	}
-	desc, _, _ := strings.Cut(s, " (core dumped)")
-	if sg, ok := srunSignals[desc]; ok {
-		return -1, sg, ""
+	if len(ids) > 0 {
+		slices.Sort(ids)
+		name := ""
+		if sig != 0 {
+			name = strings.TrimPrefix(signalName(sig), "SIG")
+		}
+		_ = cli.Cancel(ctx, name, ids...) // 22.05 prints spurious errors when signalling steps
 	}
-	return 1, 0, s
+	for _, n := range names {
+		if want[n] {
+			unlisted = append(unlisted, n)
+		}
+	}
+	return unlisted
 }

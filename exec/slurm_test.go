@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/rlsolve/rlsolve/internal/slurmcli"
 	"github.com/rlsolve/rlsolve/internal/slurmtest"
 	"github.com/rlsolve/rlsolve/render"
 )
@@ -45,11 +46,11 @@ func allocate(t *testing.T) string {
 
 // ourSteps lists the steps of a launch that Slurm still knows.
 func ourSteps(jobID, launchID string) []string {
-	out, _ := osexec.Command("squeue", "--steps", "--jobs="+jobID, "--noheader", "--format=%i|%j").Output()
+	all, _ := (&slurmcli.Client{}).Steps(context.Background(), jobID)
 	var steps []string
-	for _, line := range strings.Split(string(out), "\n") {
-		if strings.Contains(line, launchID) {
-			steps = append(steps, strings.TrimSpace(line))
+	for _, st := range all {
+		if strings.Contains(st.Name, launchID) {
+			steps = append(steps, st.ID+"|"+st.Name)
 		}
 	}
 	return steps
@@ -151,7 +152,7 @@ func TestSlurmEnvContract(t *testing.T) {
 	if !strings.Contains(out.String(), "env/1: ARGV0 "+bin+"\n") {
 		t.Error("python3 was not replaced by the group's interpreter on n4")
 	}
-	if data, err := os.ReadFile(filepath.Join(logDir, "rollout-3.log")); err != nil || !strings.Contains(string(data), "\nENV SLURMD_NODENAME=n2\n") {
+	if data, err := os.ReadFile(filepath.Join(rep.LogDir, "rollout-3.log")); err != nil || !strings.Contains(string(data), "\nENV SLURMD_NODENAME=n2\n") {
 		t.Errorf("rollout-3.log: %v\n%s", err, data)
 	}
 	noSteps(t, jobID, job.ID)
@@ -234,21 +235,6 @@ func TestSlurmCancel(t *testing.T) {
 	}
 }
 
-// buildRlsolve builds the rlsolve command for end-to-end runs.
-func buildRlsolve(t *testing.T) string {
-	t.Helper()
-	gobin, err := osexec.LookPath("go")
-	if err != nil {
-		t.Skip("no go command to build rlsolve")
-	}
-	bin := filepath.Join(t.TempDir(), "rlsolve")
-	cmd := osexec.Command(gobin, "build", "-o", bin, "github.com/rlsolve/rlsolve/cmd/rlsolve")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestSlurmCLI runs `rlsolve launch --backend slurm` end to end: the shim
 // is the real `rlsolve shim`, the workers check in from the nodes, and a
 // failing worker's status is rlsolve's exit status.
@@ -317,7 +303,7 @@ func TestSlurmOverhead(t *testing.T) {
 		hosts = append(hosts, o.Result.Cluster.Nodes[p.ClusterNodeRank].Hostname)
 	}
 	hf := filepath.Join(dir, "hosts")
-	if err := writeHostFile(hf, hosts); err != nil {
+	if err := os.WriteFile(hf, []byte(strings.Join(hosts, "\n")+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	const runs = 7
@@ -348,4 +334,78 @@ func TestSlurmOverhead(t *testing.T) {
 	}
 	t.Logf("%d tasks, median of %d: bare srun %v, Slurm backend %v, overhead %v (bare %v; launch %v)", len(hosts), runs,
 		median(bare).Round(time.Millisecond), median(launch).Round(time.Millisecond), (median(launch) - median(bare)).Round(time.Millisecond), bare, launch)
+}
+
+// TestSlurmKilled: when launch itself is killed (SIGKILL) the guardian
+// stops the steps (SIGTERM to srun, which cancels its step; then the steps
+// are cancelled by name), and when the guardian is killed launch cancels
+// them: nothing of the job's steps is left, no task survives.
+func TestSlurmKilled(t *testing.T) {
+	jobID := allocate(t)
+	rlsolve := buildRlsolve(t)
+	o := loadPlan(t, "slurm.yaml", "")
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "slurm.yaml")
+	data, err := os.ReadFile(filepath.Join("testdata", "slurm.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(cfg, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Run("launch", func(t *testing.T) {
+		logs := filepath.Join(dir, "logs")
+		out := &output{}
+		cmd := osexec.Command(rlsolve, "launch", cfg, "--backend", "slurm", "--jobid", jobID, "--log-dir", logs, "--grace", "2s",
+			"--run", "*="+testBin(t)+" __worker__ wait")
+		cmd.Env = append(os.Environ(), "NO_COLOR=1")
+		cmd.Stdout, cmd.Stderr = out, out
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitFor(t, 30*time.Second, "13 ready workers", func() bool { return out.count("ready") == 13 })
+		id, err := os.Readlink(filepath.Join(logs, LatestLink))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		waitFor(t, 20*time.Second, "no steps and no tasks", func() bool {
+			return len(ourSteps(jobID, id)) == 0 && len(Survivors(id, nil)) == 0
+		})
+		// The tasks got SIGTERM (their handlers ran) and said so in their logs.
+		for _, w := range []string{"actor-0", "rollout-3", "inference-1", "env-2"} {
+			data, _ := os.ReadFile(filepath.Join(logs, id, w+".log"))
+			if !strings.Contains(string(data), "got SIGTERM") {
+				t.Errorf("%s.log: %q", w, data)
+			}
+		}
+	})
+	t.Run("guardian", func(t *testing.T) {
+		job := newTestJob(t, o.Result, allRun(o.Result, workerArgv(t, "wait")))
+		out := &output{}
+		done := make(chan *Report, 1)
+		go func() {
+			rep, err := slurmLauncher(t, jobID).Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Grace: 2 * time.Second, LogDir: t.TempDir()})
+			if err != nil {
+				t.Error(err)
+			}
+			done <- rep
+		}()
+		waitFor(t, 30*time.Second, "13 ready workers", func() bool { return out.count("ready") == 13 })
+		guard := guardianOf(os.Getpid())
+		if guard == 0 {
+			t.Fatal("no guardian")
+		}
+		_ = syscall.Kill(guard, syscall.SIGKILL)
+		rep := <-done
+		if rep == nil {
+			return
+		}
+		if rep.ExitCode() != ExitLost {
+			t.Errorf("exit %d\n%s", rep.ExitCode(), rep.Summary())
+		}
+		noSteps(t, jobID, job.ID)
+		waitFor(t, 10*time.Second, "no surviving tasks", func() bool { return len(Survivors(job.ID, nil)) == 0 })
+	})
 }

@@ -18,7 +18,7 @@ func TestLocalStartup64(t *testing.T) {
 		job := newTestJob(t, o.Result, allRun(o.Result, workerArgv(t, "start")))
 		out := &output{}
 		t0 := time.Now()
-		rep, err := Local{}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv})
+		rep, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv})
 		if err != nil || rep.ExitCode() != 0 {
 			t.Fatalf("%v %s", err, rep.Summary())
 		}

@@ -148,9 +148,6 @@ func TestParseLabel(t *testing.T) {
 			t.Errorf("parseLabel(%q) = %q, want %q", in, got, want)
 		}
 	}
-	if got := fmt.Sprint(expandTasks("0-2,5,7-7,x,9-8")); got != "[0 1 2 5 7]" {
-		t.Errorf("expandTasks = %s", got)
-	}
 	for in, want := range map[string]string{
 		"Exited with exit code 3":          "3 0 ",
 		"Killed":                           fmt.Sprintf("-1 %d ", syscall.SIGKILL),
@@ -170,9 +167,8 @@ func TestParseLabel(t *testing.T) {
 func TestSrunParser(t *testing.T) {
 	out := &output{}
 	sink := &lineSink{out: out, err: out}
-	c := &Component{Name: "actor", Workers: []Worker{{Component: "actor", Rank: 0}, {Component: "actor", Rank: 1}}}
-	events := make(chan slurmEvent, 10)
-	p := &srunParser{c: c, sink: sink, stderr: true, events: events, last: &lastLine{},
+	var ends []taskEnd
+	p := &srunParser{component: "actor", sink: sink, stderr: true, taskEnded: func(t taskEnd) { ends = append(ends, t) }, last: &lastLine{},
 		writers: []*lineWriter{newLineWriter("actor/0: ", sink, true, nil), newLineWriter("actor/1: ", sink, true, nil)}}
 	long := strings.Repeat("x", 2500)
 	exact := strings.Repeat("y", 1024)
@@ -189,11 +185,10 @@ func TestSrunParser(t *testing.T) {
 		t.Errorf("got\n%q\nwant\n%q", out.String(), want)
 	}
 	var got []string
-	for len(events) > 0 {
-		ev := <-events
-		got = append(got, ev.result.Name()+" "+ev.result.Host+" "+ev.result.How())
+	for _, e := range ends {
+		got = append(got, fmt.Sprintf("%d %s %d %s", e.Task, e.Host, e.Code, signalName(e.Signal)))
 	}
-	if fmt.Sprint(got) != "[actor/0 n2 exited with status 3 actor/1 n2 exited with status 3 actor/1 n1 killed by SIGKILL]" {
+	if fmt.Sprint(got) != "[0 n2 3 signal 0 1 n2 3 signal 0 1 n1 -1 SIGKILL]" {
 		t.Errorf("events %q", got)
 	}
 	if p.last.get() != "srun: error: n1: task 1: Killed" {
@@ -220,5 +215,74 @@ func TestReport(t *testing.T) {
 	}
 	if (&WorkerResult{Component: "env", Rank: -1}).Name() != "env (srun)" {
 		t.Error("srun result name")
+	}
+}
+
+// Launch's own failures exit in 120-125, apart from every worker status;
+// a worker status inside that range is passed as 120.
+func TestExitCodes(t *testing.T) {
+	worker := func(code int) *WorkerResult {
+		return &WorkerResult{Component: "actor", Rank: 1, Started: true, ExitCode: code}
+	}
+	for _, tc := range []struct {
+		name    string
+		rep     Report
+		code    int
+		outcome string
+	}{
+		{"ok", Report{}, 0, "ok"},
+		{"worker 1", Report{First: worker(1)}, 1, "worker_failed"},
+		{"worker 2", Report{First: worker(2)}, 2, "worker_failed"},
+		{"worker 119", Report{First: worker(119)}, 119, "worker_failed"},
+		{"worker 122", Report{First: worker(122)}, ExitWorkerInRange, "worker_failed"},
+		{"worker 126", Report{First: worker(126)}, 126, "worker_failed"},
+		{"worker SIGSEGV", Report{First: &WorkerResult{Started: true, ExitCode: -1, Signal: syscall.SIGSEGV}}, 139, "worker_failed"},
+		{"interrupted", Report{Interrupted: syscall.SIGHUP}, 129, "interrupted"},
+		{"usage", Report{Err: Errorf(ExitUsage, "bad")}, 122, "launch_error"},
+		{"lost", Report{Lost: "the guardian died", First: worker(3)}, ExitLost, "lost"},
+	} {
+		if got := tc.rep.ExitCode(); got != tc.code || tc.rep.Outcome() != tc.outcome {
+			t.Errorf("%s: exit %d %s, want %d %s", tc.name, got, tc.rep.Outcome(), tc.code, tc.outcome)
+		}
+		if c := tc.rep.ExitCode(); tc.outcome == "worker_failed" && c >= ExitInvalid && c <= ExitInternal {
+			t.Errorf("%s: a worker's failure exits in launch's own range (%d)", tc.name, c)
+		}
+	}
+}
+
+// The JSON report: versioned, with whose status it is and every worker.
+func TestReportJSON(t *testing.T) {
+	r := &Report{ID: "x", Backend: "local", Total: 2, LogDir: "/l/x", Interrupted: syscall.SIGHUP, Forwarded: syscall.SIGTERM,
+		Workers: []WorkerResult{
+			{Component: "actor", Rank: 0, Host: "n1", Started: true, ExitCode: 0, Stopped: true, At: 1500 * time.Millisecond, Log: "/l/x/actor-0.log"},
+			{Component: "actor", Rank: 1, Host: "n1", Started: true, ExitCode: -1, Signal: syscall.SIGKILL, Stopped: true, Killed: true},
+		}, Killed: 1, Notes: []string{"a note"}}
+	path := filepath.Join(t.TempDir(), "report.json")
+	if err := WriteReport(path, r); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"format_version": "1"`, `"exit_status": 129`, `"outcome": "interrupted"`, `"interrupted_by": "SIGHUP"`,
+		`"forwarded_as": "SIGTERM"`, `"status": 137`, `"signal": "SIGKILL"`, `"exit_code": null`, `"exit_code": 0`, `"ended_after_s": 1.5`,
+		`"log": "/l/x/actor-0.log"`, `"killed": true`, `"notes": [`} {
+		if !strings.Contains(string(data), want) {
+			t.Errorf("report lacks %s:\n%s", want, data)
+		}
+	}
+	// A failed launch's report says so.
+	r = &Report{Backend: "local", Err: Errorf(ExitStart, "no guardian")}
+	if err := WriteReport(path, r); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(path)
+	if !strings.Contains(string(data), `"outcome": "launch_error"`) || !strings.Contains(string(data), `"exit_status": 123`) ||
+		!strings.Contains(string(data), `"error": "no guardian"`) || !strings.Contains(string(data), `"workers": []`) {
+		t.Errorf("failed launch report:\n%s", data)
+	}
+	if !strings.Contains(r.Summary(), "exit status 123") {
+		t.Errorf("summary %q", r.Summary())
 	}
 }

@@ -62,18 +62,6 @@ func FuzzParseNames(f *testing.F) {
 	})
 }
 
-func FuzzExpandHostlist(f *testing.F) {
-	for _, s := range []string{"a800-[0-7]", "node[01-04,09]", "a,b", "10.0.0.[1-8]", "x[1-2]y[3-4]", "[", "a]"} {
-		f.Add(s)
-	}
-	f.Fuzz(func(t *testing.T, s string) {
-		names, err := ExpandHostlist(s, 64)
-		if err == nil && len(names) > 64 {
-			t.Fatalf("%q expanded to %d names, over the limit", s, len(names))
-		}
-	})
-}
-
 func FuzzLoadInventory(f *testing.F) {
 	f.Add([]byte("nodes:\n  - ranks: 0-1\n    hostnames: n[0-1]\n    accelerators: {count: 8}\n"))
 	f.Add([]byte("inventory:\n  nodes:\n    - rank: 0\n      accelerators: 0\n      hardware: {Franka: 2}\n"))

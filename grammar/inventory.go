@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/hostlist"
 	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
@@ -380,7 +381,7 @@ func (d *doc) nameList(es []yamlpos.Entry, single, plural string, count int) ([]
 			return nil, nil, false
 		}
 		var err error
-		if names, err = ExpandHostlist(v.Py.Str, count); err != nil {
+		if names, err = hostlist.Expand(v.Py.Str, count); err != nil {
 			d.Errorf(model.CodeInventoryInvalid, v.Span, "", "%s: %v", plural, err)
 			return nil, nil, false
 		}

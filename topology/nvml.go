@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/hostlist"
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -238,7 +239,7 @@ func numaOf(sys fs.FS, busID string, dev NVMLDevice) int {
 		if err != nil {
 			continue
 		}
-		if cpuListHas(strings.TrimSpace(string(b)), first) {
+		if hostlist.Contains(strings.TrimSpace(string(b)), first) {
 			n, err := strconv.Atoi(strings.TrimPrefix(strings.Split(p, "/")[3], "node"))
 			if err == nil {
 				return n
@@ -246,27 +247,6 @@ func numaOf(sys fs.FS, busID string, dev NVMLDevice) int {
 		}
 	}
 	return -1
-}
-
-// cpuListHas reports whether a Linux CPU list ("0-15,32-47") contains cpu.
-func cpuListHas(list string, cpu int) bool {
-	for _, part := range strings.Split(list, ",") {
-		lo, hi, isRange := strings.Cut(part, "-")
-		a, err := strconv.Atoi(lo)
-		if err != nil {
-			continue
-		}
-		b := a
-		if isRange {
-			if b, err = strconv.Atoi(hi); err != nil {
-				continue
-			}
-		}
-		if cpu >= a && cpu <= b {
-			return true
-		}
-	}
-	return false
 }
 
 // NoDriverHelp is the advice printed when NVML cannot be loaded.

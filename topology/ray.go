@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlsolve/rlsolve/internal/slurmcli"
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -93,8 +94,8 @@ func ImportRay(file string, data []byte) (*model.Inventory, model.Diagnostics, e
 	if list.kind != 'a' {
 		return nil, nil, r.errAt(list, "expected a list of nodes (the output of `ray list nodes --detail --format json` or json.dumps(ray.nodes())), but got %s", list.kindName())
 	}
-	if len(list.items) > maxSlurmNodes {
-		return nil, nil, r.errAt(list, "the dump lists %d nodes; rlsolve reads at most %d", len(list.items), maxSlurmNodes)
+	if len(list.items) > maxNodes {
+		return nil, nil, r.errAt(list, "the dump lists %d nodes; rlsolve reads at most %d", len(list.items), maxNodes)
 	}
 	if len(list.items) == 0 {
 		return nil, nil, r.errAt(list, "the dump lists no nodes")
@@ -412,4 +413,14 @@ func (n *RayNode) modelNode() model.Node {
 		nd.AccelType = ""
 	}
 	return nd
+}
+
+// maxNodes bounds one listing of nodes (a Ray dump, a Slurm partition).
+const maxNodes = slurmcli.MaxNodes
+
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "..."
+	}
+	return s
 }

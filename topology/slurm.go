@@ -1,42 +1,22 @@
 package topology
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"net/netip"
-	"os/exec"
-	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/hostlist"
+	"github.com/rlsolve/rlsolve/internal/slurmcli"
 	"github.com/rlsolve/rlsolve/model"
 )
 
-// Runner runs a command and returns its standard output. An error says
-// what failed, with the command's standard error when it has one.
-type Runner func(ctx context.Context, name string, args ...string) ([]byte, error)
-
-// ExecRunner runs the command on this machine.
-func ExecRunner(ctx context.Context, name string, args ...string) ([]byte, error) {
-	cmd := exec.CommandContext(ctx, name, args...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		line := strings.Join(append([]string{name}, args...), " ")
-		var ee *exec.ExitError
-		if msg := strings.TrimSpace(stderr.String()); msg != "" && errors.As(err, &ee) {
-			return nil, fmt.Errorf("`%s` failed (%v): %s", line, err, msg)
-		}
-		if errors.Is(err, exec.ErrNotFound) {
-			return nil, fmt.Errorf("`%s`: %s is not installed or not on PATH (is this a Slurm login or compute node?)", line, name)
-		}
-		return nil, fmt.Errorf("`%s` failed: %v", line, err)
-	}
-	return out, nil
-}
+// Runner runs a Slurm command (slurmcli.Runner: tests pass recorded
+// outputs).
+type Runner = slurmcli.Runner
 
 // SlurmNode is one record of `scontrol show node -o`.
 type SlurmNode struct {
@@ -54,123 +34,33 @@ type SlurmNode struct {
 	Line int
 }
 
-// SlurmError is a problem in scontrol output at a position.
-type SlurmError struct {
-	Source    string
-	Line, Col int
-	Msg       string
-}
-
-func (e *SlurmError) Error() string {
-	return fmt.Sprintf("%s:%d:%d: %s", e.Source, e.Line, e.Col, e.Msg)
-}
-
-// slurmKey is how scontrol's keys look (CamelCase), so that "fail=yes"
-// inside a Reason stays text.
-var slurmKey = regexp.MustCompile(`^[A-Z][A-Za-z0-9_]*=`)
-
-// maxSlurmNodes bounds one scontrol listing.
-const maxSlurmNodes = 65_536
-
 // ParseScontrolNodes parses `scontrol show node -o` (one record per line),
-// or the multi-line form without -o (records separated by blank lines,
-// continuation lines indented). Values may contain spaces (OS=Linux 6.1
-// #1 SMP ...): a word without `key=` continues the previous value. source
-// names the output in errors.
+// or the multi-line form without -o; source names the output in errors
+// (*slurmcli.Error, with a position).
 func ParseScontrolNodes(source string, data []byte) ([]SlurmNode, error) {
-	var out []SlurmNode
-	var cur *SlurmNode
-	lastKey := ""
-	flush := func() error {
-		if cur == nil {
-			return nil
-		}
-		n := cur
-		cur = nil
-		if err := n.decode(source); err != nil {
-			return err
-		}
-		out = append(out, *n)
-		if len(out) > maxSlurmNodes {
-			return &SlurmError{source, n.Line, 1, fmt.Sprintf("more than %d nodes", maxSlurmNodes)}
-		}
-		return nil
-	}
-	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
-	for i, line := range lines {
-		ln := i + 1
-		if strings.TrimSpace(line) == "" {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-			continue
-		}
-		continued := line[0] == ' ' || line[0] == '\t'
-		if !continued {
-			if err := flush(); err != nil {
-				return nil, err
-			}
-		}
-		col := 0
-		for col < len(line) {
-			for col < len(line) && (line[col] == ' ' || line[col] == '\t') {
-				col++
-			}
-			if col >= len(line) {
-				break
-			}
-			end := col
-			for end < len(line) && line[end] != ' ' && line[end] != '\t' {
-				end++
-			}
-			word := line[col:end]
-			if slurmKey.MatchString(word) {
-				k, v, _ := strings.Cut(word, "=")
-				if cur == nil {
-					if k != "NodeName" {
-						return nil, &SlurmError{source, ln, col + 1, fmt.Sprintf("expected a record starting with NodeName=, found %q", clip(word))}
-					}
-					cur = &SlurmNode{Fields: map[string]string{}, Line: ln}
-				}
-				if _, dup := cur.Fields[k]; dup {
-					// A repeated key (inside a Reason, say) is text of the
-					// value before it; the first value stands.
-					if lastKey != "" {
-						cur.Fields[lastKey] += " " + word
-					}
-				} else {
-					cur.Fields[k] = v
-					lastKey = k
-				}
-			} else {
-				if cur == nil {
-					return nil, &SlurmError{source, ln, col + 1, fmt.Sprintf("expected key=value, found %q (is this `scontrol show node -o` output?)", clip(word))}
-				}
-				if lastKey != "" {
-					cur.Fields[lastKey] += " " + word
-				}
-			}
-			col = end
-		}
-	}
-	if err := flush(); err != nil {
+	recs, err := slurmcli.ParseRecords(source, data, "NodeName", slurmcli.MaxNodes)
+	if err != nil {
 		return nil, err
 	}
-	return out, nil
+	return decodeNodes(source, recs)
 }
 
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "..."
+func decodeNodes(source string, recs []slurmcli.Record) ([]SlurmNode, error) {
+	out := make([]SlurmNode, len(recs))
+	for i, r := range recs {
+		out[i] = SlurmNode{Fields: r.Fields, Line: r.Line}
+		if err := out[i].decode(source); err != nil {
+			return nil, err
+		}
 	}
-	return s
+	return out, nil
 }
 
 // decode fills the typed fields from Fields.
 func (n *SlurmNode) decode(source string) error {
 	n.Name = n.Fields["NodeName"]
 	if n.Name == "" {
-		return &SlurmError{source, n.Line, 1, "a node record has an empty NodeName"}
+		return &slurmcli.Error{Source: source, Line: n.Line, Col: 1, Msg: "a node record has an empty NodeName"}
 	}
 	n.Addr = n.Fields["NodeAddr"]
 	n.HostName = n.Fields["NodeHostName"]
@@ -178,14 +68,14 @@ func (n *SlurmNode) decode(source string) error {
 	if c, ok := n.Fields["CPUTot"]; ok {
 		v, err := strconv.Atoi(c)
 		if err != nil || v < 0 || v > 1<<20 {
-			return &SlurmError{source, n.Line, 1, fmt.Sprintf("node %s: CPUTot=%q is not a CPU count", n.Name, clip(c))}
+			return &slurmcli.Error{Source: source, Line: n.Line, Col: 1, Msg: fmt.Sprintf("node %s: CPUTot=%q is not a CPU count", n.Name, clip(c))}
 		}
 		n.CPUs = v
 	}
 	if g, ok := n.Fields["Gres"]; ok {
 		count, typ, err := ParseGres(g)
 		if err != nil {
-			return &SlurmError{source, n.Line, 1, fmt.Sprintf("node %s: Gres=%s: %v", n.Name, clip(g), err)}
+			return &slurmcli.Error{Source: source, Line: n.Line, Col: 1, Msg: fmt.Sprintf("node %s: Gres=%s: %v", n.Name, clip(g), err)}
 		}
 		n.GPUs, n.GPUType = count, typ
 	}
@@ -202,7 +92,7 @@ func ParseGres(s string) (count int, typ string, err error) {
 		return 0, "", nil
 	}
 	var types []string
-	for _, item := range splitGres(s) {
+	for _, item := range hostlist.SplitOutside(s, '(', ')') { // gpu:2(S:0,1),shard:4
 		if i := strings.IndexByte(item, '('); i >= 0 {
 			if !strings.HasSuffix(item, ")") {
 				return 0, "", fmt.Errorf("unbalanced parenthesis in %q", item)
@@ -240,40 +130,11 @@ func ParseGres(s string) (count int, typ string, err error) {
 		if count > 1024 {
 			return 0, "", fmt.Errorf("more than 1024 GPUs")
 		}
-		if kind != "" && !contains(types, kind) {
+		if kind != "" && !slices.Contains(types, kind) {
 			types = append(types, kind)
 		}
 	}
 	return count, strings.Join(types, "+"), nil
-}
-
-// splitGres splits on commas outside parentheses ("gpu:2(S:0,1),shard:4").
-func splitGres(s string) []string {
-	var parts []string
-	depth, start := 0, 0
-	for i, r := range s {
-		switch r {
-		case '(':
-			depth++
-		case ')':
-			depth--
-		case ',':
-			if depth == 0 {
-				parts = append(parts, s[start:i])
-				start = i + 1
-			}
-		}
-	}
-	return append(parts, s[start:])
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 // Usable says whether a node in this state can run a new job: not down,
@@ -304,8 +165,38 @@ type SlurmOptions struct {
 	// AllStates keeps a partition's nodes that cannot run jobs (down,
 	// drained, ...); by default they are left out with a warning.
 	AllStates bool
-	// Run runs scontrol and sinfo (nil: ExecRunner).
+	// Run runs scontrol and sinfo (nil: on this machine).
 	Run Runner
+}
+
+// slurmNames lists the node names to describe: a partition's (sinfo) or
+// an allocation's (its host list), each once; source says which.
+func slurmNames(ctx context.Context, cli *slurmcli.Client, opt SlurmOptions) (names []string, source string, warnings []string, err error) {
+	switch {
+	case opt.Partition != "":
+		if names, err = cli.PartitionNodes(ctx, opt.Partition); err != nil {
+			return nil, "", nil, err
+		}
+		if len(names) == 0 {
+			return nil, "", nil, fmt.Errorf("sinfo lists no nodes in partition %q (does it exist? `sinfo -s` lists the partitions)", opt.Partition)
+		}
+		source = fmt.Sprintf("Slurm partition %s", opt.Partition)
+	case strings.TrimSpace(opt.NodeList) != "":
+		var dups []string
+		if names, dups, err = cli.Hostnames(ctx, opt.NodeList); err != nil {
+			return nil, "", nil, err
+		}
+		for _, d := range dups {
+			warnings = append(warnings, fmt.Sprintf("the host list names %s more than once; it is described once", d))
+		}
+		if len(names) == 0 {
+			return nil, "", nil, fmt.Errorf("`scontrol show hostnames %s` named no nodes", opt.NodeList)
+		}
+		source = fmt.Sprintf("Slurm allocation %s", opt.NodeList)
+	default:
+		return nil, "", nil, errors.New("not inside a Slurm allocation (SLURM_JOB_NODELIST is not set): run inside salloc/sbatch, or pass --partition NAME")
+	}
+	return names, source, warnings, nil
 }
 
 // DiscoverSlurm builds an inventory of a Slurm allocation or partition:
@@ -314,58 +205,16 @@ type SlurmOptions struct {
 // count and type of its Gres. warnings are for the user (left-out or
 // unusable nodes, missing fields).
 func DiscoverSlurm(ctx context.Context, opt SlurmOptions) (inv *model.Inventory, warnings []string, err error) {
-	run := opt.Run
-	if run == nil {
-		run = ExecRunner
-	}
-	var names []string
-	source := ""
-	switch {
-	case opt.Partition != "":
-		out, err := run(ctx, "sinfo", "-h", "-N", "-p", opt.Partition, "-o", "%N")
-		if err != nil {
-			return nil, nil, err
-		}
-		seen := map[string]bool{}
-		for _, f := range strings.Fields(string(out)) {
-			if !seen[f] {
-				seen[f] = true
-				names = append(names, f)
-			}
-		}
-		if len(names) == 0 {
-			return nil, nil, fmt.Errorf("sinfo lists no nodes in partition %q (does it exist? `sinfo -s` lists the partitions)", opt.Partition)
-		}
-		source = fmt.Sprintf("Slurm partition %s", opt.Partition)
-	case strings.TrimSpace(opt.NodeList) != "":
-		out, err := run(ctx, "scontrol", "show", "hostnames", opt.NodeList)
-		if err != nil {
-			return nil, nil, err
-		}
-		seen := map[string]bool{}
-		for _, f := range strings.Fields(string(out)) {
-			if seen[f] {
-				warnings = append(warnings, fmt.Sprintf("the host list names %s more than once; it is described once", f))
-				continue
-			}
-			seen[f] = true
-			names = append(names, f)
-		}
-		if len(names) == 0 {
-			return nil, nil, fmt.Errorf("`scontrol show hostnames %s` named no nodes", opt.NodeList)
-		}
-		source = fmt.Sprintf("Slurm allocation %s", opt.NodeList)
-	default:
-		return nil, nil, errors.New("not inside a Slurm allocation (SLURM_JOB_NODELIST is not set): run inside salloc/sbatch, or pass --partition NAME")
-	}
-	if len(names) > maxSlurmNodes {
-		return nil, nil, fmt.Errorf("%d nodes is more than rlsolve describes (%d)", len(names), maxSlurmNodes)
-	}
-	out, err := run(ctx, "scontrol", "show", "node", "-o")
+	cli := &slurmcli.Client{Run: opt.Run}
+	names, source, warnings, err := slurmNames(ctx, cli, opt)
 	if err != nil {
 		return nil, nil, err
 	}
-	recs, err := ParseScontrolNodes("scontrol show node -o", out)
+	raw, err := cli.Nodes(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	recs, err := decodeNodes("scontrol show node -o", raw)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -424,7 +273,7 @@ func DiscoverSlurm(ctx context.Context, opt SlurmOptions) (inv *model.Inventory,
 			warnings = append(warnings, fmt.Sprintf("node %s reports no CPUTot", r.Name))
 		}
 		if !hostName.MatchString(r.Name) {
-			return nil, warnings, &SlurmError{"scontrol show node -o", r.Line, 1, fmt.Sprintf("node name %q is not a host name", clip(r.Name))}
+			return nil, warnings, &slurmcli.Error{Source: "scontrol show node -o", Line: r.Line, Col: 1, Msg: fmt.Sprintf("node name %q is not a host name", clip(r.Name))}
 		}
 		nd := model.Node{Rank: len(inv.Nodes), Hostname: r.Name, CPUs: r.CPUs, AccelCount: r.GPUs}
 		if modelName.MatchString(r.GPUType) {

@@ -138,7 +138,7 @@ func TestEnvLinesAreLaunchEnv(t *testing.T) {
 // each printing its environment, and returns them by component/rank.
 func launchEnvs(t *testing.T, self string, args []string) map[string]map[string]string {
 	t.Helper()
-	code, out, stderr := runCLIOutput(t, append([]string{"launch", "--log-dir", t.TempDir(), "--run", "*=" + strconv.Quote(self) + " " + envDumpArg}, args...)...)
+	code, out, stderr := runCLIOutput(t, append([]string{"launch", "--oversubscribe", "--log-dir", t.TempDir(), "--run", "*=" + strconv.Quote(self) + " " + envDumpArg}, args...)...)
 	if code != 0 {
 		t.Fatalf("launch %v: exit %d\n%s", args, code, stderr)
 	}

@@ -2,18 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/signal"
-	"path/filepath"
-	"sort"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
 	rlexec "github.com/rlsolve/rlsolve/exec"
-	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
@@ -22,15 +20,19 @@ import (
 func init() { register(newLaunch) }
 
 type launchFlags struct {
-	in        inputFlags
-	backend   string
-	runs      []string
-	component string
-	logDir    string
-	grace     time.Duration
-	jobID     string
-	gres      string
-	shim      string
+	in            inputFlags
+	backend       string
+	runs          []string
+	component     string
+	logDir        string
+	report        string
+	grace         time.Duration
+	oversubscribe bool
+	node          int
+	masterPort    int
+	jobID         string
+	gres          string
+	shim          string
 }
 
 func newLaunch() *cobra.Command {
@@ -48,190 +50,90 @@ Programs and arguments are split on spaces with shell-like quoting ('...',
 is interpreted. A program named python or python3 is replaced by the node
 group's python_interpreter_path when it sets one.
 
---backend local (default) runs every worker on this machine, each in its own
-process group. --backend slurm runs inside an allocation (salloc, sbatch, or
---jobid): one srun step per component, each task placed on the node the plan
-says (the inventory's host names must be the Slurm node names), and the
-rlsolve binary and --log-dir must be visible on every node.
+--backend local (default) runs the workers on this machine, each in its own
+process group: a plan spanning several nodes is refused unless
+--oversubscribe (all here) or --node N (node N's share, as a per-node agent
+would; every node's agent gets the same --master-port). --backend slurm runs
+inside an allocation (salloc, sbatch, or --jobid): one srun step per
+component, each task placed on the node the plan says (the inventory's host
+names must be the Slurm node names), and the rlsolve binary and --log-dir
+must be visible on every node.
 
-Output lines are prefixed with component/rank and also written to
-LOG_DIR/component-rank.log. SIGINT and SIGTERM are forwarded to the workers.
-When a worker fails, the others get SIGTERM, then SIGKILL after --grace.
-Exit status: 0 when every worker exits 0; 1 invalid config; 2 usage or I/O;
-3 internal error; otherwise the status of the worker that failed first
-(128+N for signal N), or 128+N when signal N interrupted the launch.`,
+Output lines are prefixed with component/rank and written to the run's own
+log directory, LOG_DIR/LAUNCH_ID/component-rank.log (LOG_DIR/latest points
+at the newest run; LOG_DIR defaults to $XDG_STATE_HOME/rlsolve/logs, else
+~/.local/state/rlsolve/logs). SIGINT is forwarded to the workers, SIGTERM,
+SIGHUP and SIGQUIT as SIGTERM; a closed stdout only stops the echo. When a
+worker fails, the others get SIGTERM, then SIGKILL after --grace. Nothing
+the workers start outlives the run, even when launch itself is killed.
+
+Exit status: 0 when every worker exits 0; otherwise the status of the worker
+that failed first (128+N for signal N), or 128+N when signal N interrupted
+the launch. Launch's own failures have their own range: 121 invalid config,
+122 usage error, 123 could not start, 124 lost control of the run, 125
+internal error; a worker whose own status is in 120-125 makes launch exit
+120. --report FILE writes how every worker ended as JSON.`,
 		Example: `  rlsolve launch train.yaml --run actor='python train_actor.py --lr 1e-4' --run rollout='python rollout.py'
   rlsolve launch train.yaml --component actor -- torchrun_wrapper.sh --config cfg.yaml
-  rlsolve launch train.yaml --run '*=python worker.py' --log-dir logs/run1
+  rlsolve launch train.yaml --run '*=python worker.py' --log-dir logs --report launch.json
+  rlsolve launch train.yaml --run '*=python worker.py' --node 3 --master-port 29500
   salloc -N4 --gres=gpu:8 rlsolve launch train.yaml --inventory cluster.yaml --backend slurm --run actor='python train.py'`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runLaunch(cmd, &f, args)
 		},
 	}
+	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
+		return &exitError{code: rlexec.ExitUsage, msg: err.Error() + " (see rlsolve launch --help)"}
+	})
 	f.in.register(c)
 	fl := c.Flags()
 	fl.StringVar(&f.backend, "backend", "local", "where to run the workers: local or slurm")
 	fl.StringArrayVar(&f.runs, "run", nil, "`COMPONENT=CMD`: run CMD for every worker of COMPONENT (a,b=CMD for several, *=CMD for all); repeatable")
 	fl.StringVar(&f.component, "component", "", "with -- program args: the component they run")
-	fl.StringVar(&f.logDir, "log-dir", "", "per-worker log files go here (default rlsolve-logs/LAUNCH_ID)")
+	fl.StringVar(&f.logDir, "log-dir", "", "parent of the run's log directory (default $XDG_STATE_HOME/rlsolve/logs, else ~/.local/state/rlsolve/logs)")
+	fl.StringVar(&f.report, "report", "", "write how the launch and every worker ended to `FILE` as JSON (format_version 1)")
 	fl.DurationVar(&f.grace, "grace", 10*time.Second, "time between SIGTERM and SIGKILL when workers are stopped")
+	fl.BoolVar(&f.oversubscribe, "oversubscribe", false, "local: run every worker of a multi-node plan on this machine")
+	fl.IntVar(&f.node, "node", -1, "local: run only node `N`'s share of the plan (a per-node agent; needs --master-port)")
+	fl.IntVar(&f.masterPort, "master-port", 0, "with --node: MASTER_PORT of the first launched component (the next get +1, ...), the same on every node")
 	fl.StringVar(&f.jobID, "jobid", "", "slurm: the allocation's job id (default $SLURM_JOB_ID)")
 	fl.StringVar(&f.gres, "gres", "auto", "slurm: what each step asks for: auto (the allocation's GPUs per node), none, or a --gres value")
 	fl.StringVar(&f.shim, "shim", "", "slurm: path of rlsolve on the nodes (default: this binary)")
 	return c
 }
 
+// runLaunch launches, then reports: the summary, the JSON report, and an
+// exit status that tells launch's own failures from a worker's.
 func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
-	if _, err := f.in.class(); err != nil {
-		return err
+	// A closed stdout or stderr (| head) must not kill launch, now or when
+	// it prints its summary: SIGPIPE stays caught (not ignored, which the
+	// workers would inherit) for the rest of the process.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	rep, err := launch(cmd, f, args)
+	if err != nil {
+		var ee *exitError
+		if !errors.As(err, &ee) {
+			ee = &exitError{code: rlexec.ExitInternal, msg: err.Error()}
+		}
+		ee.code = launchCode(ee.code)
+		msg := ee.msg
+		if msg == "" {
+			msg = "launch: nothing started"
+		}
+		if rep == nil {
+			rep = &rlexec.Report{Backend: f.backend, Stopped: -1}
+		}
+		rep.Err = rlexec.Errorf(ee.code, "%s", msg)
+		err = ee
 	}
-	files, tail := args, []string(nil)
-	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
-		files, tail = args[:dash], args[dash:]
+	if f.report != "" {
+		if werr := rlexec.WriteReport(f.report, rep); werr != nil {
+			fmt.Fprintf(os.Stderr, "rlsolve: launch: %v\n", werr)
+		}
 	}
-	files, err := f.in.files(files)
 	if err != nil {
 		return err
-	}
-	if len(files) != 1 {
-		return usageErrorf("launch takes one config FILE, got %d (put the program after --component NAME --)", len(files))
-	}
-	switch f.backend {
-	case "local", "slurm":
-	default:
-		return usageErrorf("--backend must be local or slurm, not %q", f.backend)
-	}
-	if f.grace < 0 {
-		return usageErrorf("--grace must not be negative")
-	}
-	if (f.component == "") != (len(tail) == 0) {
-		if f.component == "" {
-			return usageErrorf("a program after -- needs --component NAME")
-		}
-		return usageErrorf("--component %s needs its program after --: --component %s -- program args", f.component, f.component)
-	}
-	// COMPONENT=CMD, split without a shell.
-	type runSpec struct {
-		names []string
-		argv  []string
-	}
-	var specs []runSpec
-	for _, r := range f.runs {
-		keys, command, ok := strings.Cut(r, "=")
-		if !ok || strings.TrimSpace(keys) == "" {
-			return usageErrorf("--run %q: want COMPONENT='program args'", r)
-		}
-		argv, err := rlexec.SplitArgs(command)
-		if err != nil {
-			return usageErrorf("--run %s: %v", keys, err)
-		}
-		if len(argv) == 0 {
-			return usageErrorf("--run %s: no program", keys)
-		}
-		var names []string
-		for _, k := range strings.Split(keys, ",") {
-			names = append(names, strings.TrimSpace(k))
-		}
-		specs = append(specs, runSpec{names, argv})
-	}
-	if f.component != "" {
-		specs = append(specs, runSpec{[]string{f.component}, tail})
-	}
-	if len(specs) == 0 {
-		return usageErrorf("nothing to launch: give --run COMPONENT='program args' or --component NAME -- program args")
-	}
-
-	// The same check as `rlsolve check`; launch refuses what it rejects.
-	inv, bad := f.in.loadInventory()
-	if bad != nil {
-		diag.Text(os.Stderr, bad.Diagnostics, diag.DiskSources(), useColor())
-		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return exitFor([]*pipeline.Outcome{bad}, f.in.strict)
-	}
-	o := f.in.analyze(files[0], inv)
-	diag.Text(os.Stderr, o.Diagnostics, f.in.sources(), useColor())
-	if o.Failed(f.in.strict) || o.Result == nil || o.Result.Plan == nil {
-		diag.Summary(os.Stderr, o.Diagnostics, o.File)
-		strictNote(o, f.in.strict)
-		if err := exitFor([]*pipeline.Outcome{o}, f.in.strict); err != nil {
-			return err
-		}
-		return &exitError{code: exitInvalid, msg: "launch: no plan to launch"}
-	}
-	plan := o.Result.Plan
-	all := rlexec.ComponentNames(plan)
-	// Named components first; '*' gives the rest a program.
-	runs := map[string][]string{}
-	var star []string
-	for _, s := range specs {
-		for _, n := range s.names {
-			switch {
-			case n == "*":
-				if star != nil {
-					return usageErrorf("'*' is given two programs")
-				}
-				star = s.argv
-			case plan.Component(n) == nil:
-				return usageErrorf("no component %q in %s (components: %s)", n, files[0], strings.Join(all, ", "))
-			case runs[n] != nil:
-				return usageErrorf("component %s is given two programs", n)
-			default:
-				runs[n] = s.argv
-			}
-		}
-	}
-	for _, n := range all {
-		if runs[n] == nil && star != nil {
-			runs[n] = star
-		}
-	}
-	var skipped []string
-	for _, n := range all {
-		if _, ok := runs[n]; !ok {
-			skipped = append(skipped, n)
-		}
-	}
-	note := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "launch: note: "+format+"\n", a...) }
-	if len(skipped) > 0 {
-		note("not launching %s (no program given)", strings.Join(skipped, ", "))
-	}
-	job, err := rlexec.NewJob(plan, o.Result.Cluster, o.Result.Cluster.Nodes, runs)
-	if err != nil {
-		return usageErrorf("%v", err)
-	}
-	if f.backend == "slurm" {
-		if err := needHostNames(o, job); err != nil {
-			return err
-		}
-	}
-	logDir := f.logDir
-	if logDir == "" {
-		logDir = filepath.Join("rlsolve-logs", job.ID)
-	}
-
-	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM)
-	defer signal.Stop(sigs)
-	var launcher rlexec.Launcher = rlexec.Local{}
-	if f.backend == "slurm" {
-		jobID := f.jobID
-		if jobID == "" {
-			jobID = os.Getenv("SLURM_JOB_ID")
-		}
-		shim := f.shim
-		if shim == "" {
-			if shim, err = os.Executable(); err != nil {
-				return &exitError{code: exitInternal, msg: "launch: cannot find the rlsolve binary for the shim: " + err.Error()}
-			}
-		}
-		launcher = &rlexec.Slurm{JobID: jobID, ShimArgv: []string{shim, "shim"}, Gres: f.gres,
-			ExpandHostlist: func(s string) ([]string, error) { return grammar.ExpandHostlist(s, 1<<16) }}
-	}
-	rep, err := launcher.Launch(context.Background(), job, rlexec.Options{
-		Stdout: os.Stdout, Stderr: os.Stderr, LogDir: logDir, Grace: f.grace, Signals: sigs, Notef: note})
-	if err != nil {
-		return &exitError{code: exitUsage, msg: "launch: " + err.Error()}
 	}
 	fmt.Fprint(os.Stderr, rep.Summary())
 	if code := rep.ExitCode(); code != 0 {
@@ -240,39 +142,162 @@ func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
 	return nil
 }
 
-// needHostNames reports, as RLS-E0901, every node that runs a launched
-// worker but has no host name for Slurm.
-func needHostNames(o *pipeline.Outcome, job *rlexec.Job) error {
-	missing := map[int][]string{}
-	for _, c := range job.Components {
-		for _, w := range c.Workers {
-			if w.Host == "" {
-				missing[w.Node] = append(missing[w.Node], w.Name())
-			}
+// launchCode moves rlsolve's shared exit statuses (1 invalid, 2 usage, 3
+// internal) into launch's own range; launch's own pass as they are.
+func launchCode(code int) int {
+	switch code {
+	case exitInvalid:
+		return rlexec.ExitInvalid
+	case exitUsage:
+		return rlexec.ExitUsage
+	case exitInternal:
+		return rlexec.ExitInternal
+	}
+	return code
+}
+
+// launch checks the config, builds the job and runs it. An error is
+// launch's own (a launch that started returns its report).
+func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, error) {
+	specs, file, err := f.programs(cmd, args)
+	if err != nil {
+		return nil, err
+	}
+	// The same check as `rlsolve check`; launch refuses what it rejects.
+	inv, bad := f.in.loadInventory()
+	if bad != nil {
+		diag.Text(os.Stderr, bad.Diagnostics, diag.DiskSources(), useColor())
+		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
+		return nil, exitFor([]*pipeline.Outcome{bad}, f.in.strict)
+	}
+	o := f.in.analyze(file, inv)
+	diag.Text(os.Stderr, o.Diagnostics, f.in.sources(), useColor())
+	if o.Failed(f.in.strict) || o.Result == nil || o.Result.Plan == nil {
+		diag.Summary(os.Stderr, o.Diagnostics, o.File)
+		strictNote(o, f.in.strict)
+		if err := exitFor([]*pipeline.Outcome{o}, f.in.strict); err != nil {
+			return nil, err
+		}
+		return nil, &exitError{code: exitInvalid, msg: "launch: no plan to launch"}
+	}
+	runs, skipped, err := rlexec.MatchRuns(o.Result.Plan, specs, file)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	note := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "launch: note: "+format+"\n", a...) }
+	if len(skipped) > 0 {
+		note("not launching %s (no program given)", strings.Join(skipped, ", "))
+	}
+	job, err := rlexec.NewJob(o.Result.Plan, o.Result.Cluster, o.Result.Cluster.Nodes, runs)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	if f.node >= 0 {
+		if n := len(o.Result.Cluster.Nodes); f.node >= n {
+			return nil, usageErrorf("--node %d: the plan has nodes 0-%d", f.node, n-1)
+		}
+		if err := job.OnNode(f.node, f.masterPort); err != nil {
+			return nil, usageErrorf("--node %d: %v", f.node, err)
 		}
 	}
-	if len(missing) == 0 {
-		return nil
+	launcher, err := f.launcher(o, job)
+	if err != nil {
+		return nil, err
 	}
-	nodes := make([]int, 0, len(missing))
-	for n := range missing {
-		nodes = append(nodes, n)
-	}
-	sort.Ints(nodes)
-	var ds model.Diagnostics
-	for _, n := range nodes {
-		at := o.Result.Cluster.Nodes[n].Span
-		if at.File == "" && o.Config != nil {
-			at = o.Config.NumNodesSpan
+	logDir := f.logDir
+	if logDir == "" {
+		if logDir, err = rlexec.DefaultLogDir(os.Getenv); err != nil {
+			return nil, usageErrorf("launch: %v", err)
 		}
-		ws := missing[n]
-		d := model.Diagnostic{Code: model.CodeLaunchNoHost, Severity: model.SeverityError, Primary: at,
-			Summary:      fmt.Sprintf("node %d has no host name, but the Slurm backend must place %d worker(s) there (%s)", n, len(ws), ws[0]),
-			PrimaryLabel: fmt.Sprintf("node %d", n),
-			Help:         []model.Fix{{Message: "give the node its Slurm node name in the inventory (hostname: NAME, or hostnames: n[1-4] for a range)"}}}
-		ds = append(ds, d)
 	}
-	diag.Text(os.Stderr, ds, diag.DiskSources(), useColor())
-	diag.Summary(os.Stderr, ds, o.File)
-	return &exitError{code: exitInvalid}
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
+	defer signal.Stop(sigs)
+	rep, err := launcher.Launch(context.Background(), job, rlexec.Options{
+		Stdout: os.Stdout, Stderr: os.Stderr, LogDir: logDir, Grace: f.grace, Signals: sigs, Notef: note})
+	if err != nil {
+		code := rlexec.ExitInternal
+		var le *rlexec.Error
+		if errors.As(err, &le) {
+			code = le.Code
+		}
+		return nil, &exitError{code: code, msg: "launch: " + err.Error()}
+	}
+	return rep, nil
+}
+
+// programs reads the flags that say what to run: the specs and the config.
+func (f *launchFlags) programs(cmd *cobra.Command, args []string) ([]rlexec.RunSpec, string, error) {
+	if _, err := f.in.class(); err != nil {
+		return nil, "", err
+	}
+	files, tail := args, []string(nil)
+	if dash := cmd.ArgsLenAtDash(); dash >= 0 {
+		files, tail = args[:dash], args[dash:]
+	}
+	files, err := f.in.files(files)
+	if err != nil {
+		return nil, "", err
+	}
+	if len(files) != 1 {
+		return nil, "", usageErrorf("launch takes one config FILE, got %d (put the program after --component NAME --)", len(files))
+	}
+	switch {
+	case f.backend != "local" && f.backend != "slurm":
+		return nil, "", usageErrorf("--backend must be local or slurm, not %q", f.backend)
+	case f.grace < 0:
+		return nil, "", usageErrorf("--grace must not be negative")
+	case f.backend == "slurm" && (f.node >= 0 || f.oversubscribe):
+		return nil, "", usageErrorf("--node and --oversubscribe are for the local backend; the Slurm backend places every worker on its node")
+	case f.masterPort != 0 && f.node < 0:
+		return nil, "", usageErrorf("--master-port goes with --node (the whole plan's ports are chosen free)")
+	case (f.component == "") != (len(tail) == 0):
+		if f.component == "" {
+			return nil, "", usageErrorf("a program after -- needs --component NAME")
+		}
+		return nil, "", usageErrorf("--component %s needs its program after --: --component %s -- program args", f.component, f.component)
+	}
+	var specs []rlexec.RunSpec
+	for _, r := range f.runs {
+		s, err := rlexec.ParseRun(r)
+		if err != nil {
+			return nil, "", usageErrorf("%v", err)
+		}
+		specs = append(specs, s)
+	}
+	if f.component != "" {
+		specs = append(specs, rlexec.RunSpec{Names: []string{f.component}, Argv: tail})
+	}
+	if len(specs) == 0 {
+		return nil, "", usageErrorf("nothing to launch: give --run COMPONENT='program args' or --component NAME -- program args")
+	}
+	return specs, files[0], nil
+}
+
+// launcher is the backend the flags choose.
+func (f *launchFlags) launcher(o *pipeline.Outcome, job *rlexec.Job) (rlexec.Launcher, error) {
+	if f.backend != "slurm" {
+		return rlexec.Local{Oversubscribe: f.oversubscribe}, nil
+	}
+	var at model.Span
+	if o.Config != nil {
+		at = o.Config.NumNodesSpan
+	}
+	if ds := rlexec.NeedHostNames(job, o.Result.Cluster.Nodes, at); len(ds) > 0 {
+		diag.Text(os.Stderr, ds, diag.DiskSources(), useColor())
+		diag.Summary(os.Stderr, ds, o.File)
+		return nil, &exitError{code: exitInvalid}
+	}
+	jobID := f.jobID
+	if jobID == "" {
+		jobID = os.Getenv("SLURM_JOB_ID")
+	}
+	shim := f.shim
+	if shim == "" {
+		var err error
+		if shim, err = os.Executable(); err != nil {
+			return nil, &exitError{code: rlexec.ExitStart, msg: "launch: cannot find the rlsolve binary for the shim: " + err.Error()}
+		}
+	}
+	return &rlexec.Slurm{JobID: jobID, ShimArgv: []string{shim, "shim"}, Gres: f.gres}, nil
 }

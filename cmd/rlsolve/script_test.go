@@ -2,6 +2,7 @@ package main
 
 import (
 	"errors"
+	rlexec "github.com/rlsolve/rlsolve/exec"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,6 +20,10 @@ import (
 func TestMain(m *testing.M) {
 	if len(os.Args) == 2 && os.Args[1] == envDumpArg {
 		os.Exit(dumpEnv())
+	}
+	// Launches run in-process start their guardian as this binary.
+	if len(os.Args) >= 2 && os.Args[1] == rlexec.GuardCommand {
+		os.Exit(run(os.Args[1:]))
 	}
 	testscript.Main(m, map[string]func(){
 		"rlsolve": func() { os.Exit(run(os.Args[1:])) },

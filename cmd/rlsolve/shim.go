@@ -26,3 +26,23 @@ func newShim() *cobra.Command {
 		},
 	}
 }
+
+func init() { register(newGuard) }
+
+// newGuard is the hidden command launch starts as the guardian of its
+// workers (exec.GuardCommand): it owns them, writes their logs, and stops
+// them should launch die.
+func newGuard() *cobra.Command {
+	return &cobra.Command{
+		Use:                rlexec.GuardCommand,
+		Short:              "Own the workers of `rlsolve launch` (internal)",
+		Hidden:             true,
+		DisableFlagParsing: true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if code := rlexec.Guard(os.Stdin, os.Stdout); code != 0 {
+				return &exitError{code: code}
+			}
+			return nil
+		},
+	}
+}

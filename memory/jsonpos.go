@@ -31,20 +31,7 @@ type source struct {
 }
 
 // span covers n bytes at offset off (at least one character).
-func (s source) span(off, n int) model.Span {
-	if off < 0 || off > len(s.data) {
-		return model.Span{File: s.file}
-	}
-	line := 1 + bytes.Count(s.data[:off], []byte("\n"))
-	col := off - bytes.LastIndexByte(s.data[:off], '\n')
-	if n < 1 {
-		n = 1
-	}
-	if nl := bytes.IndexByte(s.data[off:min(off+n, len(s.data))], '\n'); nl >= 0 {
-		n = max(nl, 1)
-	}
-	return model.Span{File: s.file, Line: line, Col: col, EndLine: line, EndCol: col + n}
-}
+func (s source) span(off, n int) model.Span { return model.OffsetSpan(s.file, s.data, off, n) }
 
 func (s source) errorf(off, n int, format string, args ...any) *InputError {
 	return &InputError{Span: s.span(off, n), Msg: fmt.Sprintf(format, args...)}

@@ -2,7 +2,11 @@
 // placements and diagnostics. It imports nothing of rlsolve's own.
 package model
 
-import "fmt"
+import (
+	"bytes"
+	"fmt"
+	"unicode/utf8"
+)
 
 // Span is a range of source text. Lines and columns count from 1; End is
 // exclusive (the column after the last character). A zero Span means "no
@@ -40,4 +44,22 @@ func (s Span) Sub(from, to int) Span {
 		to = from + 1
 	}
 	return Span{File: s.File, Line: s.Line, Col: s.Col + from, EndLine: s.Line, EndCol: s.Col + to}
+}
+
+// OffsetSpan is the span of n bytes at byte offset off of a file's text,
+// for readers that locate errors by offset (JSON decoders): at least one
+// character, cut at the end of its line; columns count characters. An
+// offset outside the text gives the file alone.
+func OffsetSpan(file string, data []byte, off, n int) Span {
+	if off < 0 || off > len(data) {
+		return Span{File: file}
+	}
+	lineStart := bytes.LastIndexByte(data[:off], '\n') + 1
+	line := 1 + bytes.Count(data[:off], []byte{'\n'})
+	col := 1 + utf8.RuneCount(data[lineStart:off])
+	end := min(off+max(n, 1), len(data))
+	if nl := bytes.IndexByte(data[off:end], '\n'); nl >= 0 {
+		end = off + nl
+	}
+	return Span{File: file, Line: line, Col: col, EndLine: line, EndCol: col + max(utf8.RuneCount(data[off:end]), 1)}
 }

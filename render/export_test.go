@@ -1,0 +1,4 @@
+package render
+
+// ReadPlanDocumentLimit is ReadPlanDocument under another size limit.
+var ReadPlanDocumentLimit = readPlanDocument

@@ -6,6 +6,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/diag"
 	rlexec "github.com/rlsolve/rlsolve/exec"
+	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
 	"github.com/spf13/cobra"
@@ -17,30 +18,58 @@ func newPlan() *cobra.Command {
 	var in inputFlags
 	var output, component string
 	var rank int
+	var diff bool
 	c := &cobra.Command{
-		Use:   "plan FILE [KEY=VALUE...]",
+		Use:   "plan FILE [KEY=VALUE...] | --diff OLD NEW [KEY=VALUE...]",
 		Short: "Show where every worker lands: node, GPUs, ranks, environment",
 		Long: `plan expands a valid config into one record per worker, with RLinf's placement
 fields, the host and address the inventory knows, and the exact environment
 the worker gets. A table by default; --output json is a versioned document for
 scripts; --output env prints one worker's environment as shell lines that
 eval gives exactly what launch gives the worker (PATH-like variables are
-merged with the shell's, as launch merges them).`,
+merged with the shell's, as launch merges them).
+
+--diff OLD NEW compares two plans and prints the workers (component/rank)
+that changed node, devices or environment (the variables' names), the ranks
+added or removed where a world size changed, and the components only one
+plan has; unchanged workers are counted per component. OLD and NEW are each
+a plan document written by --output json ("-" reads one from standard
+input) or a config, checked and planned as plan does with the same
+--inventory, --gpus-per-node and KEY=VALUE overrides (a config that fails
+check exits 1 with check's diagnostics). --output json gives a versioned
+document: {format_version, old, new, components: {NAME: {old_world_size,
+new_world_size, added, removed, changed: [{rank, node, devices, env}],
+unchanged}}, components_added, components_removed, moved, changed, added,
+removed}; "moved" counts the workers that changed node or devices. A diff
+exits 0 whether or not anything changed: scripts read the JSON.`,
 		Example: `  rlsolve plan train.yaml
   rlsolve plan train.yaml cluster.num_nodes=4 --gpus-per-node 8
   rlsolve plan train.yaml --inventory cluster.yaml --output json | jq '.components.actor.placements[0]'
-  eval "$(rlsolve plan train.yaml --output env --component rollout --rank 3)"`,
+  eval "$(rlsolve plan train.yaml --output env --component rollout --rank 3)"
+  rlsolve plan train.yaml --output json > plan.json
+  rlsolve plan --diff plan.json train.yaml cluster.num_nodes=3
+  rlsolve plan --diff old.yaml new.yaml --output json | jq .moved`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			files, err := in.files(args)
 			if err != nil {
 				return err
 			}
-			if in.slime != "" {
+			switch {
+			case diff && in.slime != "":
+				return usageErrorf("--diff compares plan documents and configs, not --slime layouts")
+			case diff && len(files) != 2:
+				return usageErrorf("--diff needs two plans, OLD and NEW (each a plan document from --output json or a config), got %d", len(files))
+			case diff:
+				return nil
+			case in.slime != "":
 				return cobra.MaximumNArgs(1)(cmd, files) // the --slime flags are the layout; FILE is optional
 			}
 			return cobra.ExactArgs(1)(cmd, files)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if diff {
+				return runPlanDiff(&in, args, output)
+			}
 			return runPlan(&in, args, output, component, rank)
 		},
 	}
@@ -48,7 +77,9 @@ merged with the shell's, as launch merges them).`,
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, yaml, env, svg or html")
 	c.Flags().StringVar(&component, "component", "", "with --output env: the component")
 	c.Flags().IntVar(&rank, "rank", 0, "with --output env: the worker rank")
+	c.Flags().BoolVar(&diff, "diff", false, "compare two plans, OLD and NEW (plan documents or configs): which workers changed node, devices or environment")
 	completeFlagValues(c, "table", "json", "yaml", "env", "svg", "html")
+	completeDiffArgs(c, &diff)
 	return c
 }
 
@@ -92,11 +123,26 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
 		return exitFor([]*pipeline.Outcome{bad}, in.strict)
 	}
-	o, so := pipeline.Check(file, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source, Overrides: in.overrides})
+	o, so := pipeline.Check(file, command, planOptions(in, class, inv, source))
 	format, err := planFormat(output, component, so != nil)
 	if err != nil {
 		return err
 	}
+	input, err := planned(in, o, so, src)
+	if err != nil {
+		return err
+	}
+	return writePlan(os.Stdout, input, format, file, component, rank)
+}
+
+// planOptions are the pipeline's options from the input flags.
+func planOptions(in *inputFlags, class model.PlacementClass, inv *model.Inventory, slimeSource string) pipeline.Options {
+	return pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: slimeSource, Overrides: in.overrides}
+}
+
+// planned prints a checked config's diagnostics and returns its plan, or
+// the error plan exits with when there is none.
+func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src diag.Sources) (*render.Input, error) {
 	for name, text := range o.Sources {
 		src.Files[name] = text
 	}
@@ -109,11 +155,11 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 		diag.Summary(os.Stderr, o.Diagnostics, o.File)
 		strictNote(o, in.strict)
 		if err := exitFor([]*pipeline.Outcome{o}, in.strict); err != nil {
-			return err
+			return nil, err
 		}
-		return &exitError{code: exitInvalid}
+		return nil, &exitError{code: exitInvalid}
 	}
-	return writePlan(os.Stdout, input, format, file, component, rank)
+	return input, nil
 }
 
 // writePlan writes the plan in format; title heads a picture.

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/render"
+	"github.com/spf13/cobra"
+)
+
+// runPlanDiff compares two plans, each a plan document or a config
+// planned as plan plans one, and prints which workers changed.
+func runPlanDiff(in *inputFlags, args []string, output string) error {
+	format, ok := render.ParseFormat(output)
+	if !ok || (format != render.FormatTable && format != render.FormatJSON) {
+		return usageErrorf("--diff prints a table or json, not --output %s", output)
+	}
+	class, err := in.class()
+	if err != nil {
+		return err
+	}
+	files, err := in.files(args)
+	if err != nil {
+		return err
+	}
+	if files[0] == "-" && files[1] == "-" {
+		return usageErrorf("--diff reads one plan from standard input (-), not both")
+	}
+	inv, bad := in.loadInventory()
+	if bad != nil {
+		diag.Text(os.Stderr, bad.Diagnostics, in.sources(), useColor())
+		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
+		return exitFor([]*pipeline.Outcome{bad}, in.strict)
+	}
+	var plans [2]*model.PlanRecords
+	var names [2]string
+	for i, file := range files {
+		names[i] = file
+		if file == "-" {
+			names[i] = "<stdin>"
+		}
+		if plans[i], err = diffSide(in, file, names[i], planOptions(in, class, inv, "")); err != nil {
+			return err
+		}
+	}
+	d := model.DiffPlans(plans[0], plans[1])
+	if format == render.FormatJSON {
+		return render.WriteDiffJSON(os.Stdout, &d, names[0], names[1])
+	}
+	return render.WriteDiffTable(os.Stdout, &d, names[0], names[1])
+}
+
+// diffSide reads one plan of a diff: a plan document, or a config checked
+// and planned; name is how messages call it.
+func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.PlanRecords, error) {
+	if r, closeFile := openPlanDocument(file); r != nil {
+		defer closeFile()
+		doc, err := render.ReadPlanDocument(r, name)
+		var de *render.DocumentError
+		if errors.As(err, &de) {
+			ds := model.Diagnostics{de.Diagnostic()}
+			diag.Text(os.Stderr, ds, in.sources(), useColor())
+			diag.Summary(os.Stderr, ds, name)
+			return nil, &exitError{code: exitInvalid}
+		}
+		if err != nil {
+			return nil, err
+		}
+		return doc.Records(), nil
+	}
+	o, so := pipeline.Check(file, "", opt)
+	input, err := planned(in, o, so, in.sources())
+	if err != nil {
+		return nil, err
+	}
+	doc, err := render.NewDocument(input)
+	if err != nil {
+		return nil, err
+	}
+	return doc.Records(), nil
+}
+
+// openPlanDocument opens file when it holds a plan document: "-"
+// (standard input), or a file whose text starts with '{', as JSON does and
+// RLinf's YAML configs do not. It returns nil for anything else, a file
+// that cannot be opened included (the config reader reports that).
+func openPlanDocument(file string) (io.Reader, func()) {
+	if file == "-" {
+		return os.Stdin, func() {}
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, nil
+	}
+	r := bufio.NewReader(f)
+	head, _ := r.Peek(4096)
+	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if len(head) == 0 || head[0] != '{' {
+		f.Close()
+		return nil, nil
+	}
+	return r, func() { f.Close() }
+}
+
+// completeDiffArgs completes plan's arguments under --diff: two plans,
+// plan documents (JSON) or configs.
+func completeDiffArgs(c *cobra.Command, diff *bool) {
+	configs := c.ValidArgsFunction
+	c.ValidArgsFunction = func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		switch {
+		case !*diff:
+			return configs(cmd, args, toComplete)
+		case len(args) >= 2:
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return []string{"json", "yaml", "yml"}, cobra.ShellCompDirectiveFilterFileExt
+	}
+}

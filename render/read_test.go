@@ -207,3 +207,20 @@ func (r *repeatReader) Read(p []byte) (int, error) {
 	r.read += k
 	return k, nil
 }
+
+// BenchmarkReadAndDiff reads the 1,024-GPU benchmark layout's document
+// back (4 MB, 2,816 workers) and diffs it against itself.
+func BenchmarkReadAndDiff(b *testing.B) {
+	data := writeDoc(b, scaleInput(b, 1024))
+	b.SetBytes(int64(len(data)))
+	for b.Loop() {
+		doc, err := render.ReadPlanDocument(bytes.NewReader(data), "plan.json")
+		if err != nil {
+			b.Fatal(err)
+		}
+		r := doc.Records()
+		if d := model.DiffPlans(r, r); d.Moved != 0 {
+			b.Fatal("a plan moved against itself")
+		}
+	}
+}

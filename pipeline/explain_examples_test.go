@@ -20,6 +20,7 @@ func TestExplainExamplesTrigger(t *testing.T) {
 		model.CodeSolverBudget: "needs a time budget too small for any example (pipeline tests set one)",
 		model.CodeInternal:     "a bug in rlsolve: no config triggers it by design",
 		model.NoteSearchPath:   "needs a folder of configs above the example; grammar's composition tests trigger it",
+		model.CodePlanDocument: "a plan document read back (plan --diff), not a config; render's reader tests trigger it",
 	}
 	for _, e := range diag.Codes() {
 		if _, skip := elsewhere[e.Code]; skip {

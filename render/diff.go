@@ -191,16 +191,16 @@ func sizeText(c *model.ComponentDiff) string {
 // consecutive ranks whose changes read the same is one row.
 func changedRows(c *model.ComponentDiff) [][]string {
 	var rows [][]string
-	var ranks []int // the ranks of the last row
+	first, last := 0, 0 // the ranks the last row covers
 	for j := range c.Changed {
 		wc := &c.Changed[j]
 		cells := []string{nodeChange(wc), devicesChange(wc), envChange(&wc.Env)}
-		if n := len(rows); n > 0 && ranks[len(ranks)-1] == wc.Rank-1 && slices.Equal(rows[n-1][2:], cells) {
-			ranks = append(ranks, wc.Rank)
-			rows[n-1][1] = model.CompactRanks(ranks, ",")
+		if n := len(rows); n > 0 && last == wc.Rank-1 && slices.Equal(rows[n-1][2:], cells) {
+			last = wc.Rank
+			rows[n-1][1] = fmt.Sprintf("%d-%d", first, last)
 			continue
 		}
-		ranks = []int{wc.Rank}
+		first, last = wc.Rank, wc.Rank
 		rows = append(rows, append([]string{c.Name, fmt.Sprint(wc.Rank)}, cells...))
 	}
 	return rows

@@ -50,9 +50,14 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 		switch v.Kind {
 		case yaml.MappingNode:
 			es := d.Mapping(v)
+			if isRequirement(es) {
+				d.requirementEntry(cfg, &ce, v, es, kv.Py.Str)
+				continue
+			}
 			pe, has := yamlpos.Lookup(es, "placement")
 			if !has {
-				d.Errorf(model.CodeMissingField, d.Span(v), "", "the placement of %s needs a `placement:` key", kv.Py.Str)
+				diag := d.Errorf(model.CodeMissingField, d.Span(v), "", "the placement of %s needs a `placement:` key", kv.Py.Str)
+				diag.Help = []model.Fix{{Message: "or say what it needs (gpus:, processes:, nodes:, with:, apart_from:) and run `rlsolve solve`"}}
 				continue
 			}
 			placement = yamlpos.Deref(pe.V)

@@ -64,18 +64,7 @@ func (d *doc) sections(cfg *model.Config) {
 
 // positiveInt reads an optional positive integer at path into f.
 func (d *doc) positiveInt(f *model.IntFact, path string) {
-	n := d.Path(path)
-	if n == nil {
-		return
+	if n := d.Path(path); n != nil {
+		d.positiveIntAt(f, n, path)
 	}
-	f.Span = d.Span(n)
-	v, _, ok := d.Integer(n, path)
-	if !ok {
-		return
-	}
-	if v < 1 {
-		d.Errorf(model.CodeInvalidValue, f.Span, "must be at least 1", "%s must be a positive integer, but got %d", path, v)
-		return
-	}
-	f.Value, f.Set = v, true
 }

@@ -239,8 +239,12 @@ func (r *Resolver) Unit() string {
 	return HardwareUnit(t)
 }
 
-// HardwareUnit names a hardware type's devices in the plural.
+// HardwareUnit names a hardware type's devices in the plural; a group
+// without a type places on nodes.
 func HardwareUnit(t string) string {
+	if t == "" {
+		return "nodes"
+	}
 	if t == HardwareAccelerator {
 		return "GPUs"
 	}

@@ -128,6 +128,10 @@ type ComponentEntry struct {
 	// Invalid is true when the placement itself could not be read; the
 	// entry is kept so that its node_group is still checked.
 	Invalid bool
+	// Requirement, when set, is what the component needs instead of a
+	// placement (Invalid is then true: there is nothing to check until
+	// solve places it).
+	Requirement *Requirement
 }
 
 // Segment is one comma-separated part of a placement string: a contiguous

@@ -37,7 +37,11 @@ type Node struct {
 	Devices []Device
 	// Hardware counts robots by type (Franka: 2).
 	Hardware map[string]int
-	Span     Span
+	// Down is true when the inventory reports the node unusable (a Ray
+	// node that is not alive, a Slurm node down or drained): solve places
+	// nothing on it.
+	Down bool
+	Span Span
 }
 
 // Device is one accelerator as discovery reports it.

@@ -36,6 +36,12 @@ type Options struct {
 	Overrides grammar.Overrides
 }
 
+func (o *Options) defaults() {
+	if o.Limits.MaxFileBytes == 0 {
+		o.Limits = grammar.DefaultLimits
+	}
+}
+
 func (o *Options) solver() solver.Options {
 	return solver.Options{Budget: o.SolverBudget, MaxConflicts: o.MaxConflicts}
 }
@@ -93,28 +99,11 @@ func CheckFile(file string, opt Options) *Outcome {
 
 // CheckBytes runs the whole check on a config's bytes.
 func CheckBytes(file string, data []byte, opt Options) *Outcome {
-	if opt.Limits.MaxFileBytes == 0 {
-		opt.Limits = grammar.DefaultLimits
-	}
-	o := &Outcome{File: file, Sources: map[string][]byte{file: data}}
-	cfg, ds := grammar.LoadConfigWith(file, data, grammar.ConfigOptions{Limits: opt.Limits, Overrides: opt.Overrides})
-	o.Config, o.Diagnostics = cfg, ds
+	opt.defaults()
+	o, cfg, inv := load(file, data, opt)
 	defer func() { o.Diagnostics.Sort() }()
-	// The rules still run after errors in some entries, so that one run
-	// reports every independent problem; they need a usable node count.
-	if cfg == nil || cfg.NumNodes <= 0 || cfg.IsBroken(model.BrokenInventory, "") && opt.Inventory == nil {
+	if inv == nil {
 		return o
-	}
-	inv := o.chooseInventory(cfg, opt)
-	o.Class = opt.Class
-	if o.Class == "" {
-		choice := rules.Class(cfg)
-		o.Class = choice.Class
-		// The class changes the layout unless it is the hybrid one; a
-		// hybrid run with TP sizes (Megatron SFT) is worth saying too.
-		if choice.Class != model.ClassHybrid || cfg.ModelParallel.Present {
-			o.Diagnostics = append(o.Diagnostics, rules.ClassNote(choice))
-		}
 	}
 	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})
 	o.Diagnostics = append(o.Diagnostics, rules.ConfigWarnings(cfg, inv)...)
@@ -129,6 +118,31 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	o.Result = res
 	o.Diagnostics = append(o.Diagnostics, rules.PlanWarnings(cfg, res.Plan, res.Cluster.Cluster)...)
 	return o
+}
+
+// load reads a config and picks its inventory and placement class; inv is
+// nil when the config cannot be judged.
+func load(file string, data []byte, opt Options) (o *Outcome, cfg *model.Config, inv *model.Inventory) {
+	o = &Outcome{File: file, Sources: map[string][]byte{file: data}}
+	cfg, ds := grammar.LoadConfigWith(file, data, grammar.ConfigOptions{Limits: opt.Limits, Overrides: opt.Overrides})
+	o.Config, o.Diagnostics = cfg, ds
+	// The rules still run after errors in some entries, so that one run
+	// reports every independent problem; they need a usable node count.
+	if cfg == nil || cfg.NumNodes <= 0 || cfg.IsBroken(model.BrokenInventory, "") && opt.Inventory == nil {
+		return o, cfg, nil
+	}
+	inv = o.chooseInventory(cfg, opt)
+	o.Class = opt.Class
+	if o.Class == "" {
+		choice := rules.Class(cfg)
+		o.Class = choice.Class
+		// The class changes the layout unless it is the hybrid one; a
+		// hybrid run with TP sizes (Megatron SFT) is worth saying too.
+		if choice.Class != model.ClassHybrid || cfg.ModelParallel.Present {
+			o.Diagnostics = append(o.Diagnostics, rules.ClassNote(choice))
+		}
+	}
+	return o, cfg, inv
 }
 
 // chooseInventory picks the inventory (topology.Choose), with a note when it

@@ -12,6 +12,9 @@ type Options struct {
 	// MaxProcesses bounds one component's processes, MaxTotalProcesses all
 	// of them (defaults 1<<20 and 2<<20): past them nothing is expanded.
 	MaxProcesses, MaxTotalProcesses int
+	// Solving judges what a config places around its requirements: solve
+	// places those, so they are not refused.
+	Solving bool
 }
 
 func (o *Options) defaults() {
@@ -55,6 +58,9 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 	b.view = model.NewCluster(b.inv, cfg)
 	if b.processLimits() {
 		return b.set
+	}
+	if !opt.Solving {
+		b.needsSolve()
 	}
 	b.groupRules()
 	for ei := range cfg.Components {

@@ -119,12 +119,7 @@ func perNode(r *model.Resolver, start, n int) string {
 	return "hardware ranks " + strings.Join(parts, ", ")
 }
 
-func unitOf(g *model.Group) string {
-	if g.HardwareType == "" {
-		return "nodes"
-	}
-	return model.HardwareUnit(g.HardwareType)
-}
+func unitOf(g *model.Group) string { return model.HardwareUnit(g.HardwareType) }
 
 // procBase is the config's worker index of part si's first process, for
 // messages of an instance that looks at that part alone.

@@ -1,0 +1,11 @@
+package model
+
+// Codes of `rlsolve solve` (E11, N11): components that state what they need
+// (a requirement) instead of where they go.
+const (
+	CodeNeedsSolve         = "RLS-E1101" // a requirement where check and plan need a placement: run solve
+	CodeRequirementInvalid = "RLS-E1102" // a requirement's keys contradict each other or name what does not exist
+	CodeUnplaceable        = "RLS-E1103" // no placement satisfies these requirements and cluster facts together
+
+	NoteSolveBound = "RLS-N1101" // the solver's budget ended the search for a better placement
+)

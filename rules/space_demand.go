@@ -1,0 +1,294 @@
+package rules
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/rlsolve/rlsolve/internal/fuzzy"
+	"github.com/rlsolve/rlsolve/model"
+)
+
+// demand reads requirement entry ei: where its devices may be, how many,
+// and in what units.
+func (s *Space) demand(ei int) *Demand {
+	e := &s.cfg.Components[ei]
+	r := e.Requirement
+	d := &Demand{Entry: ei, Name: names(e), Labels: e.NodeGroups, With: -1, WithPlaced: -1,
+		CountFact: -1, GroupFact: -1, WithFact: -1, ApartFacts: map[int]int{}, Unit: 1}
+	d.OwnFact = s.fact(Fact{Kind: FactOwn, Entry: ei, Span: r.Span, What: fmt.Sprintf("%s gets devices of its own (no `with`)", d.Name)})
+	if len(e.NodeGroups) > 0 {
+		d.GroupFact = s.fact(Fact{Kind: FactNodeGroup, Entry: ei, Span: e.NodeGroupSpan,
+			What: fmt.Sprintf("%s is placed on node group %s", d.Name, strings.Join(e.NodeGroups, ","))})
+	}
+	res, missing := s.view.Resolve(e.NodeGroups)
+	if res == nil {
+		s.unknownGroup(e, missing)
+		return d
+	}
+	if !res.Typed && len(res.Groups) > 1 && slices.ContainsFunc(res.Groups, func(g *model.Group) bool { return g.HardwareType != "" }) {
+		s.errorf(e.NodeGroupSpan, "%s: node_group mixes groups with hardware and without", d.Name)
+		return d
+	}
+	d.Type = res.Groups[0].HardwareType
+	for _, g := range res.Groups {
+		if g.HardwareType != d.Type {
+			s.errorf(e.NodeGroupSpan, "%s: node_group mixes hardware types %s and %s; solve places one type per component", d.Name, d.Type, g.HardwareType)
+			return d
+		}
+	}
+	d.Blocks = s.blocks(res)
+	s.counts(d, r)
+	return d
+}
+
+// counts reads gpus, processes, gpus_per_process and nodes into the
+// demand's count, unit and processes.
+func (s *Space) counts(d *Demand, r *model.Requirement) {
+	if r.GPUsPerProcess.Set {
+		d.Unit = r.GPUsPerProcess.Value
+	} else {
+		d.Unit = s.defaultUnit(d)
+	}
+	d.PerDevice = s.mpClass() && slices.Contains(model.MPComponents, d.Name)
+	d.Global = d.PerDevice
+	g, p := r.GPUs, r.Processes
+	switch {
+	case r.Nodes.Set && g.Set:
+		s.conflict(r.Nodes.Span, g.Span, "%s gives both nodes and gpus; give one", d.Name)
+	case r.Nodes.Set:
+		d.Whole = r.Nodes.Value
+		d.CountFact = s.countFact(d, r.Nodes, "%s needs %d whole nodes")
+		if p.Set {
+			d.Procs = p.Value
+		}
+	case g.Set && p.Set:
+		s.gpusAndProcesses(d, r)
+	case g.Set:
+		d.Count = g.Value
+		d.CountFact = s.countFact(d, g, "%s needs %d "+model.HardwareUnit(d.Type))
+		if d.Type != "" && g.Value%d.Unit != 0 {
+			s.conflict(g.Span, r.GPUsPerProcess.Span, "%s: %d %s do not make whole processes of %d", d.Name, g.Value, model.HardwareUnit(d.Type), d.Unit)
+		}
+	case p.Set && d.Type == "":
+		d.Procs = p.Value
+		d.Count = s.nodesFor(d, p.Value)
+		d.CountFact = s.countFact(d, p, "%s needs %d processes")
+	case p.Set:
+		d.Count = p.Value * d.Unit
+		d.CountFact = s.countFact(d, p, "%s needs %d processes")
+	case !r.With.Set():
+		s.errorf(r.Span, "%s says neither how many %s (gpus:, processes:, nodes:) nor whose devices it shares (with:)", d.Name, model.HardwareUnit(d.Type))
+	}
+	if d.Type == "" {
+		d.Unit = 1
+	}
+}
+
+// gpusAndProcesses reads a requirement that gives both counts: processes
+// of gpus/processes devices each, or several processes per device.
+func (s *Space) gpusAndProcesses(d *Demand, r *model.Requirement) {
+	g, p := r.GPUs.Value, r.Processes.Value
+	d.Count, d.Procs = g, p
+	d.CountFact = s.countFact(d, r.GPUs, "%s needs %d "+model.HardwareUnit(d.Type))
+	switch {
+	case g%p == 0 && (!r.GPUsPerProcess.Set || r.GPUsPerProcess.Value == g/p):
+		if d.Type != "" && !d.PerDevice {
+			d.Unit = g / p
+		}
+	case p%g == 0 && !r.GPUsPerProcess.Set:
+		d.Unit = 1
+	case r.GPUsPerProcess.Set:
+		s.conflict(r.GPUsPerProcess.Span, r.Processes.Span, "%s: %d %s for %d processes is not %d per process", d.Name, g, model.HardwareUnit(d.Type), p, r.GPUsPerProcess.Value)
+	default:
+		s.conflict(r.GPUs.Span, r.Processes.Span, "%s: %d processes cannot be spread evenly over %d %s", d.Name, p, g, model.HardwareUnit(d.Type))
+	}
+}
+
+// nodesFor is how many nodes processes-only CPU demands use: the most
+// nodes of the group that divide the processes evenly (they take nothing
+// others need, so spreading costs nothing).
+func (s *Space) nodesFor(d *Demand, procs int) int {
+	avail := 0
+	for _, b := range d.Blocks {
+		if _, down := s.Down[b.Node]; !down {
+			avail++
+		}
+	}
+	for n := min(avail, procs); n > 1; n-- {
+		if procs%n == 0 {
+			return n
+		}
+	}
+	return 1
+}
+
+// defaultUnit is a component's TP (or engine) size where its class defines
+// one, else 1; a collocated rollout's is set once relations are known.
+func (s *Space) defaultUnit(d *Demand) int {
+	mp := &s.cfg.ModelParallel
+	if !s.mpClass() {
+		return 1
+	}
+	switch d.Name {
+	case "actor":
+		return max(1, mp.ActorTP.Value)
+	case "rollout":
+		return max(1, mp.RolloutTP.Value) * max(1, mp.RolloutPP.Value)
+	case "inference", "actor_inference":
+		return max(1, mp.InferenceTP.Value)
+	}
+	return 1
+}
+
+func (s *Space) mpClass() bool {
+	return s.Class != model.ClassHybrid && s.Class != model.ClassBase && s.Class != ""
+}
+
+func (s *Space) countFact(d *Demand, f model.IntFact, format string) int {
+	return s.fact(Fact{Kind: FactCount, Entry: d.Entry, Span: f.Span, Name: f.Key, What: fmt.Sprintf(format, d.Name, f.Value)})
+}
+
+// relations reads with and apart_from once every demand is known.
+func (s *Space) relations(d *Demand, index map[string]int) {
+	r := s.cfg.Components[d.Entry].Requirement
+	if r.With.Set() {
+		s.with(d, r.With, index)
+	}
+	for _, ref := range r.ApartFrom {
+		j, ok := index[ref.Name]
+		switch {
+		case ok && s.Demands[j] == d:
+			s.errorf(ref.Span, "%s is apart from itself", d.Name)
+		case ok:
+			d.Apart = append(d.Apart, j)
+			d.ApartFacts[j] = s.fact(Fact{Kind: FactApart, Entry: d.Entry, Span: ref.Span, What: fmt.Sprintf("%s is apart from %s", d.Name, ref.Name)})
+		case s.placedEntry(ref.Name) < 0:
+			s.unknownComponent(ref)
+		}
+	}
+}
+
+// with links d to the component whose devices it shares.
+func (s *Space) with(d *Demand, ref model.NameRef, index map[string]int) {
+	d.WithFact = s.fact(Fact{Kind: FactWith, Entry: d.Entry, Span: ref.Span, What: fmt.Sprintf("%s shares the devices of %s", d.Name, ref.Name)})
+	if j, ok := index[ref.Name]; ok {
+		if s.Demands[j] == d {
+			s.errorf(ref.Span, "%s shares devices with itself", d.Name)
+			return
+		}
+		d.With = j
+		return
+	}
+	if ei := s.placedEntry(ref.Name); ei >= 0 {
+		d.WithPlaced = ei
+		return
+	}
+	s.unknownComponent(ref)
+}
+
+// checkWith refuses cycles of with, with and apart from the same component,
+// and shared devices of different types; it settles the collocated
+// rollout's unit.
+func (s *Space) checkWith() {
+	for i, d := range s.Demands {
+		root, ok := s.root(i)
+		if !ok {
+			s.errorf(s.Facts[d.WithFact].Span, "%s: `with` goes round in a circle", d.Name)
+			continue
+		}
+		if root == i {
+			continue
+		}
+		rd := s.Demands[root]
+		if len(d.Labels) == 0 && len(rd.Labels) > 0 {
+			// Written in the ranks of the devices' own group, as a person
+			// would: `reward: {node_group: a800, placement: "0-15"}`.
+			d.Labels, d.Blocks, d.Type, d.WriteGroup = rd.Labels, rd.Blocks, rd.Type, true
+		}
+		if rd.Type != d.Type && len(d.Labels) > 0 {
+			s.errorf(s.Facts[d.WithFact].Span, "%s (%s) cannot share the devices of %s (%s)", d.Name, model.HardwareUnit(d.Type), rd.Name, model.HardwareUnit(rd.Type))
+		}
+		for _, j := range d.Apart {
+			if r2, _ := s.root(j); r2 == root {
+				s.conflict(s.Facts[d.ApartFacts[j]].Span, s.Facts[d.WithFact].Span, "%s both shares devices with %s and is apart from %s", d.Name, rd.Name, s.Demands[j].Name)
+			}
+		}
+		if s.mpClass() && d.Name == "rollout" && rd.Name == "actor" && !s.cfg.Components[d.Entry].Requirement.GPUsPerProcess.Set {
+			mp := &s.cfg.ModelParallel
+			d.Unit = max(d.Unit, max(1, mp.ActorTP.Value))
+		}
+	}
+}
+
+// root follows with to the demand that owns the devices; ok is false on
+// a cycle.
+func (s *Space) root(i int) (int, bool) {
+	for steps := 0; steps <= len(s.Demands); steps++ {
+		if s.Demands[i].With < 0 {
+			return i, true
+		}
+		i = s.Demands[i].With
+	}
+	return i, false
+}
+
+// Root is the demand whose devices demand i uses (itself, or the end of
+// its with chain).
+func (s *Space) Root(i int) int { r, _ := s.root(i); return r }
+
+// placedEntry is the index of the placed (not required) entry naming
+// component n, or -1.
+func (s *Space) placedEntry(n string) int {
+	for ei := range s.cfg.Components {
+		e := &s.cfg.Components[ei]
+		if e.Requirement == nil && slices.Contains(e.Names, n) {
+			return ei
+		}
+	}
+	return -1
+}
+
+func (s *Space) unknownComponent(ref model.NameRef) {
+	var all []string
+	for _, e := range s.cfg.Components {
+		all = append(all, e.Names...)
+	}
+	d := s.errorf(ref.Span, "no component is named %q", ref.Name)
+	if near := fuzzy.Nearest(ref.Name, all); near != "" {
+		d.Help = []model.Fix{{Message: fmt.Sprintf("did you mean `%s`?", near), Edits: []model.Edit{{Span: ref.Span, NewText: near}}}}
+	}
+}
+
+func (s *Space) unknownGroup(e *model.ComponentEntry, missing string) {
+	var labels []string
+	for _, g := range s.view.Groups {
+		labels = append(labels, g.Label)
+	}
+	at := e.NodeGroupSpan
+	for j, l := range e.NodeGroups {
+		if l == missing && j < len(e.NodeGroupSpans) {
+			at = e.NodeGroupSpans[j]
+		}
+	}
+	code, sum := model.CodeUnknownGroup, fmt.Sprintf("%s: node group %q does not exist", names(e), missing)
+	if _, empty := s.view.Empty[missing]; empty {
+		code, sum = model.CodeEmptyGroup, fmt.Sprintf("%s: node group %q has no nodes", names(e), missing)
+	}
+	d := s.Diagnostics.Errorf(code, at, "", "%s", sum)
+	if near := fuzzy.Nearest(missing, labels); near != "" {
+		d.Help = []model.Fix{{Message: fmt.Sprintf("did you mean `%s`?", near), Edits: []model.Edit{{Span: at, NewText: near}}}}
+	}
+}
+
+func (s *Space) errorf(at model.Span, format string, args ...any) *model.Diagnostic {
+	return s.Diagnostics.Errorf(model.CodeRequirementInvalid, at, "", format, args...)
+}
+
+// conflict reports two keys of requirements that contradict each other.
+func (s *Space) conflict(at, other model.Span, format string, args ...any) {
+	d := s.errorf(at, format, args...)
+	if other.Known() {
+		d.Labels = []model.Label{{Span: other, Message: "and this"}}
+	}
+}

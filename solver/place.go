@@ -1,0 +1,148 @@
+package solver
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
+)
+
+// Objective is what solve optimizes among the placements that hold.
+type Objective string
+
+// The objectives of solve.
+const (
+	// ObjectivePack uses the fewest nodes, then the lowest ranks, component
+	// by component in file order: what a careful person writes.
+	ObjectivePack Objective = "pack"
+	// ObjectiveSpread spreads each component as evenly as it can: the
+	// fewest devices of one component on one node, then the lowest ranks.
+	ObjectiveSpread Objective = "spread"
+	// ObjectiveKeep moves the fewest workers (node or devices changed) from
+	// a previous plan, then the lowest ranks.
+	ObjectiveKeep Objective = "keep"
+)
+
+// Objectives lists the objectives for help texts and completion.
+var Objectives = []Objective{ObjectivePack, ObjectiveSpread, ObjectiveKeep}
+
+// Worker is one worker of a previous plan: its node and local devices.
+type Worker struct {
+	Node    int
+	Devices []int
+}
+
+// PlaceOptions say what to optimize and bound the search.
+type PlaceOptions struct {
+	Objective Objective
+	// Previous are the workers of a previous plan by component name, in
+	// rank order (keep).
+	Previous map[string][]Worker
+	// Budget bounds the whole search (10 s); Step one optimizing call (1 s):
+	// past it the best placement found is kept, and said not to be proven
+	// optimal.
+	Budget, Step time.Duration
+	// MaxConflicts bounds the independent conflicts explained (20).
+	MaxConflicts int
+}
+
+func (o *PlaceOptions) defaults() {
+	if o.Objective == "" {
+		o.Objective = ObjectivePack
+	}
+	if o.Budget == 0 {
+		o.Budget = 10 * time.Second
+	}
+	if o.Step == 0 {
+		o.Step = time.Second
+	}
+	if o.MaxConflicts == 0 {
+		o.MaxConflicts = 20
+	}
+}
+
+// Placed is one requirement entry's placement.
+type Placed struct {
+	model.Solved
+	Name string
+	// Ranks are the resource ranks of Labels the entry takes.
+	Ranks     []int
+	Processes int
+}
+
+// PlaceStats describe one solve, for benchmarks and --verbose output.
+type PlaceStats struct {
+	Vars, Clauses, Calls int
+	Elapsed              time.Duration
+}
+
+// Placement is solve's answer: a placement per requirement entry, or the
+// diagnostics that say why there is none.
+type Placement struct {
+	Placed    []Placed
+	Objective Objective
+	// Value is the objective's value: nodes used (pack), the most devices
+	// of one component on one node (spread), workers moved (keep).
+	Value int
+	// Optimal is false when the budget ended the search for a better one.
+	Optimal     bool
+	Stats       PlaceStats
+	Diagnostics model.Diagnostics
+	// Cores are the facts (of the space) of each conflict explained, in
+	// the order of the diagnostics.
+	Cores [][]int
+}
+
+// Place chooses devices for every demand of the space, optimizing the
+// objective, or explains why no choice holds.
+func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
+	opt.defaults()
+	start := time.Now()
+	res := &Placement{Objective: opt.Objective, Optimal: true}
+	if sp.Diagnostics.HasErrors() {
+		res.Diagnostics = sp.Diagnostics
+		return res, nil
+	}
+	if opt.Objective == ObjectiveKeep && opt.Previous == nil {
+		return nil, fmt.Errorf("the keep objective needs a previous plan")
+	}
+	deadline := start.Add(opt.Budget)
+	if hall(sp, allPresent(sp)) != nil {
+		res.Diagnostics, res.Cores = explain(sp, opt, deadline)
+		res.Stats.Elapsed = time.Since(start)
+		return res, nil
+	}
+	in := newInstance(sp, false)
+	o := &optimizer{in: in, opt: opt, deadline: deadline}
+	switch st := o.try(); st {
+	case unsat:
+		res.Diagnostics, res.Cores = explain(sp, opt, deadline)
+	case unknown:
+		return nil, ErrBudget
+	default:
+		if err := o.optimize(res); err != nil {
+			return nil, err
+		}
+		res.Placed = in.extract(o.best)
+	}
+	res.Stats = PlaceStats{Vars: int(in.g.MaxVar()), Clauses: in.clauses + 3*in.c.Len(), Calls: o.calls, Elapsed: time.Since(start)}
+	return res, nil
+}
+
+// extract reads each demand's placement from a snapshot.
+func (in *instance) extract(snap [][]bool) []Placed {
+	out := make([]Placed, len(in.sp.Demands))
+	for i, d := range in.sp.Demands {
+		out[i] = in.placed(i, d, snap)
+	}
+	return out
+}
+
+func allPresent(sp *rules.Space) []bool {
+	all := make([]bool, len(sp.Facts))
+	for f := range all {
+		all[f] = true
+	}
+	return all
+}

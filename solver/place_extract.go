@@ -1,0 +1,79 @@
+package solver
+
+import (
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
+)
+
+// snapshot records which devices each root takes in the current model,
+// by flat position.
+func (in *instance) snapshot() [][]bool {
+	out := make([][]bool, len(in.roots))
+	for i, v := range in.roots {
+		if v == nil {
+			continue
+		}
+		n := 0
+		for _, ls := range v.lit {
+			n += len(ls)
+		}
+		taken := make([]bool, 0, n)
+		for _, ls := range v.lit {
+			for _, m := range ls {
+				taken = append(taken, m != in.c.F && in.g.Value(m))
+			}
+		}
+		out[i] = taken
+	}
+	return out
+}
+
+// placed is demand i's placement in a snapshot: its root's devices as
+// ranks of its own node groups, and its processes.
+func (in *instance) placed(i int, d *rules.Demand, snap [][]bool) Placed {
+	p := Placed{Solved: model.Solved{Entry: d.Entry, Labels: d.Labels, WriteGroup: d.WriteGroup}, Name: d.Name}
+	if d.WithPlaced >= 0 {
+		p.Placement, p.Labels = in.sp.Copied(d)
+		p.WriteGroup = len(d.Labels) == 0 && len(p.Labels) > 0
+		return p
+	}
+	r := in.sp.Root(i)
+	v := in.roots[r]
+	if v == nil {
+		return p
+	}
+	first := map[rules.Device]int{}
+	for _, b := range d.Blocks {
+		first[rules.Device{Node: b.Node, Type: b.Type}] = b.First
+	}
+	for b, blk := range v.blocks {
+		at, ok := first[rules.Device{Node: blk.Node, Type: blk.Type}]
+		for l := 0; l < blk.Cap; l++ {
+			if ok && snap[r][v.pos[b]+l] {
+				p.Ranks = append(p.Ranks, at+l)
+			}
+		}
+	}
+	p.Processes = in.processes(i, d, len(p.Ranks))
+	if d.PerDevice {
+		p.Placement = model.CompactRanks(p.Ranks, ",")
+	} else {
+		p.Placement = model.PlacementText(p.Ranks, p.Processes)
+	}
+	return p
+}
+
+// processes is how many processes demand i places on n devices: as it
+// says, else one per unit, else (sharing devices and nothing more) as
+// many as the demand it shares them with.
+func (in *instance) processes(i int, d *rules.Demand, n int) int {
+	switch {
+	case d.PerDevice:
+		return n
+	case d.Procs > 0:
+		return d.Procs
+	case d.CountFact >= 0 || d.With < 0 || d.Unit > 1:
+		return n / max(1, d.Unit)
+	}
+	return in.processes(d.With, in.sp.Demands[d.With], n)
+}

@@ -1,0 +1,122 @@
+package solver
+
+import (
+	"fmt"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
+)
+
+// fixes proposes, for a conflict, the edits that make the whole config
+// placeable: a smaller count, another node group. Each is kept only when
+// re-solving the edited space finds a placement.
+func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline time.Time) []model.Fix {
+	var out []model.Fix
+	for _, f := range byPosition(sp, core) {
+		if len(out) >= 3 || time.Until(deadline) <= 0 {
+			break
+		}
+		i := demandOf(sp, f)
+		if i < 0 {
+			continue
+		}
+		switch sp.Facts[f].Kind {
+		case rules.FactCount:
+			if fix, ok := smallerCount(sp, i, deadline); ok {
+				out = append(out, fix)
+			}
+		case rules.FactNodeGroup:
+			out = append(out, otherGroups(sp, i, 3-len(out), deadline)...)
+		}
+	}
+	return out
+}
+
+// demandOf is the demand a count or node_group fact belongs to, or -1.
+func demandOf(sp *rules.Space, f int) int {
+	for i, d := range sp.Demands {
+		if d.CountFact == f || d.GroupFact == f {
+			return i
+		}
+	}
+	return -1
+}
+
+// feasible reports whether a space has a placement (the budget running
+// out counts as no).
+func feasible(sp *rules.Space, deadline time.Time) bool {
+	if sp.Diagnostics.HasErrors() || hall(sp, allPresent(sp)) != nil {
+		return false
+	}
+	left := time.Until(deadline)
+	if left <= 0 {
+		return false
+	}
+	in := newInstance(sp, false)
+	in.flush()
+	return in.g.Try(left) == 1
+}
+
+// smallerCount is the largest count below the demand's that places.
+func smallerCount(sp *rules.Space, i int, deadline time.Time) (model.Fix, bool) {
+	d := sp.Demands[i]
+	cur, unit := d.Count, max(1, d.Unit)
+	if d.Whole > 0 {
+		cur, unit = d.Whole, 1
+	}
+	at := func(n int) *rules.Space {
+		return sp.Variant(i, func(v *rules.Demand) {
+			if v.Whole > 0 {
+				v.Whole = n
+			} else {
+				v.Count = n
+				if v.Procs > 0 {
+					v.Procs = 0
+				}
+			}
+		})
+	}
+	lo, hi := 1, cur/unit-1 // in units
+	best := 0
+	for lo <= hi && time.Until(deadline) > 0 {
+		mid := (lo + hi) / 2
+		if feasible(at(mid*unit), deadline) {
+			best, lo = mid, mid+1
+		} else {
+			hi = mid - 1
+		}
+	}
+	if best == 0 {
+		return model.Fix{}, false
+	}
+	f := sp.Facts[d.CountFact]
+	n := best * unit
+	text, was := n, cur
+	if f.Name == "processes" {
+		text, was = n/unit, cur/unit
+	}
+	return model.Fix{Message: fmt.Sprintf("ask for %s: %d instead of %d, the most that fit", f.Name, text, was),
+		Edits: []model.Edit{{Span: f.Span, NewText: strconv.Itoa(text)}}}, true
+}
+
+// otherGroups are the node groups of the demand's type where it places.
+func otherGroups(sp *rules.Space, i, limit int, deadline time.Time) []model.Fix {
+	d := sp.Demands[i]
+	var out []model.Fix
+	for _, l := range sp.Labels() {
+		if len(out) >= limit || time.Until(deadline) <= 0 || slices.Equal(d.Labels, []string{l}) || !model.PlainWord(l) {
+			continue
+		}
+		blocks, ok := sp.GroupBlocks(l, d.Type)
+		if !ok || !feasible(sp.Variant(i, func(v *rules.Demand) { v.Blocks, v.Labels = blocks, []string{l} }), deadline) {
+			continue
+		}
+		f := sp.Facts[d.GroupFact]
+		out = append(out, model.Fix{Message: fmt.Sprintf("place %s on node group %s", d.Name, l),
+			Edits: []model.Edit{{Span: f.Span, NewText: l}}})
+	}
+	return out
+}

@@ -1,0 +1,192 @@
+package solver
+
+import (
+	"time"
+
+	"github.com/go-air/gini/z"
+)
+
+// status is a SAT call's answer.
+type status int
+
+const (
+	unsat   status = -1
+	unknown status = 0
+	sat     status = 1
+)
+
+// optimizer tightens bounds under assumptions: each bound reached is kept
+// (fixed) while the next objective is optimized.
+type optimizer struct {
+	in       *instance
+	opt      PlaceOptions
+	deadline time.Time
+	fixed    []z.Lit
+	best     [][]bool
+	calls    int
+	optimal  bool
+	last     status
+}
+
+// try solves under the fixed bounds and extra; the first call may use
+// the whole budget, the optimizing ones a step each.
+func (o *optimizer) try(extra ...z.Lit) status {
+	left := time.Until(o.deadline)
+	if o.calls > 0 {
+		left = min(left, o.opt.Step)
+	}
+	if left <= 0 {
+		return unknown
+	}
+	o.in.flush(append(append([]z.Lit(nil), o.fixed...), extra...)...)
+	o.in.g.Assume(o.fixed...)
+	o.in.g.Assume(extra...)
+	o.calls++
+	st := status(o.in.g.Try(left))
+	o.last = st
+	if st == sat {
+		o.best = o.in.snapshot()
+	}
+	return st
+}
+
+// model solves again under the fixed bounds, so that the solver's values
+// are a model's, gates built since the last call included.
+func (o *optimizer) model(lits ...z.Lit) {
+	o.in.flush(lits...)
+	o.try()
+}
+
+// optimize runs the objective, then the lowest ranks.
+func (o *optimizer) optimize(res *Placement) error {
+	o.optimal = true
+	switch o.opt.Objective {
+	case ObjectivePack:
+		res.Value = o.pack()
+	case ObjectiveSpread:
+		res.Value = o.spread()
+	case ObjectiveKeep:
+		res.Value = o.keep()
+	}
+	o.lowest()
+	res.Optimal = o.optimal
+	return nil
+}
+
+// minimize finds the least value of x at or above lo, starting from the
+// current model's, and fixes it.
+func (o *optimizer) minimize(x []z.Lit, lo int) int {
+	c := o.in.c
+	o.model(x...)
+	hi := value(o.in.g.Value, c, x)
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		switch o.try(leq(c, x, mid)) {
+		case sat:
+			hi = value(o.in.g.Value, c, x)
+		case unsat:
+			lo = mid + 1
+		default:
+			o.optimal = false
+			lo = hi
+		}
+	}
+	o.fixed = append(o.fixed, leq(c, x, hi))
+	return hi
+}
+
+// pack minimizes the nodes that hold devices of any component.
+func (o *optimizer) pack() int {
+	used, held, lb := o.in.nodesUsed()
+	return held + o.minimize(popcount(o.in.c, used), max(0, lb-held))
+}
+
+// spread minimizes the most devices one component takes on one node.
+func (o *optimizer) spread() int {
+	c := o.in.c
+	var counts [][]z.Lit
+	for _, v := range o.in.roots {
+		if v != nil && v.d.Type != "" {
+			counts = append(counts, v.count...)
+		}
+	}
+	for _, x := range counts {
+		o.in.flush(x...)
+	}
+	o.model()
+	hi := 0
+	for _, x := range counts {
+		hi = max(hi, value(o.in.g.Value, c, x))
+	}
+	bound := func(k int) z.Lit {
+		ls := make([]z.Lit, len(counts))
+		for i, x := range counts {
+			ls[i] = leq(c, x, k)
+		}
+		return c.Ands(ls...)
+	}
+	lo := 1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		switch o.try(bound(mid)) {
+		case sat:
+			hi = 0
+			for _, x := range counts {
+				hi = max(hi, value(o.in.g.Value, c, x))
+			}
+		case unsat:
+			lo = mid + 1
+		default:
+			o.optimal = false
+			lo = hi
+		}
+	}
+	o.fixed = append(o.fixed, bound(hi))
+	return hi
+}
+
+// keep minimizes the workers of the previous plan that move.
+func (o *optimizer) keep() int {
+	moved := o.in.movedWorkers(o.opt.Previous)
+	if len(moved) == 0 {
+		return 0
+	}
+	return o.minimize(popcount(o.in.c, moved), 0)
+}
+
+// lowest gives each component, in file order, the lowest last position
+// it can have once the components before it have theirs.
+func (o *optimizer) lowest() {
+	for i, v := range o.in.roots {
+		if v == nil {
+			continue
+		}
+		beyond := v.suffix(o.in)
+		hi, lo := o.lastTaken(i), v.lowestLast(o.in, o.best[i])
+		for lo < hi {
+			mid := lo + (hi-lo)/2
+			switch o.try(beyond[mid+1].Not()) {
+			case sat:
+				hi = o.lastTaken(i)
+			case unsat:
+				lo = mid + 1
+			default:
+				o.optimal = false
+				lo = hi
+			}
+		}
+		if hi >= 0 {
+			o.fixed = append(o.fixed, beyond[hi+1].Not())
+		}
+	}
+}
+
+// lastTaken is root i's last taken position in the best model (-1: none).
+func (o *optimizer) lastTaken(i int) int {
+	for p := len(o.best[i]) - 1; p >= 0; p-- {
+		if o.best[i][p] {
+			return p
+		}
+	}
+	return -1
+}

@@ -16,8 +16,11 @@ type Finding struct {
 	Severity model.Severity `json:"-"`
 	GPUs     []string       `json:"gpus"`
 	Phase    Phase          `json:"phase"`
-	Summary  string         `json:"summary"`
-	Why      string         `json:"why"`
+	// Component is the component the finding is about: the one holding
+	// the most of the phase's state or memory, or the engine.
+	Component string `json:"component"`
+	Summary   string `json:"summary"`
+	Why       string `json:"why"`
 	// Bytes is the amount at fault (state, peak, spike, missing KV) and
 	// Capacity what it is compared with.
 	Bytes    int64          `json:"bytes"`

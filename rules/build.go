@@ -12,6 +12,8 @@ type Options struct {
 	// MaxProcesses bounds one component's processes, MaxTotalProcesses all
 	// of them (defaults 1<<20 and 2<<20): past them nothing is expanded.
 	MaxProcesses, MaxTotalProcesses int
+	// Memory, when set, adds the GPU memory rule (NewMemory).
+	Memory *Memory
 }
 
 func (o *Options) defaults() {
@@ -64,6 +66,9 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 	}
 	if opt.Class != model.ClassHybrid && opt.Class != model.ClassBase && opt.Class != "" && !brokenMP(cfg) {
 		b.mpRules()
+	}
+	if opt.Memory != nil && cfg.Memory != nil {
+		b.memoryRules()
 	}
 	return b.set
 }

@@ -31,6 +31,9 @@ type Options struct {
 	// SlimeSource names where a slime command came from (a file, <stdin>);
 	// "" is grammar.SlimeSource, the --slime string itself.
 	SlimeSource string
+	// ModelConfig is --model-config FILE: the model's config.json when
+	// none lies beside its path. MemProfile is --mem-profile FILE.
+	ModelConfig, MemProfile string
 }
 
 func (o *Options) solver() solver.Options {
@@ -39,12 +42,15 @@ func (o *Options) solver() solver.Options {
 
 // Outcome is everything known about one config file.
 type Outcome struct {
-	File        string
-	Config      *model.Config
-	Inventory   *model.Inventory
-	Class       model.PlacementClass
-	Result      *strategies.Result
-	Solver      *solver.Result
+	File      string
+	Config    *model.Config
+	Inventory *model.Inventory
+	Class     model.PlacementClass
+	Result    *strategies.Result
+	Solver    *solver.Result
+	// Memory is each GPU layout's memory, when memory is checked and the
+	// input is valid.
+	Memory      *rules.MemoryResult
 	Diagnostics model.Diagnostics
 	// Sources holds the inputs read (by the names spans use; the --slime
 	// string under grammar.SlimeSource), for code frames without a second
@@ -113,7 +119,8 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 			o.Diagnostics = append(o.Diagnostics, rules.ClassNote(choice))
 		}
 	}
-	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})
+	mem := o.memory(cfg.Memory, usedNodes(inv, cfg.NumNodes), cfg.ComponentsSpan, opt)
+	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses, Memory: mem})
 	o.Diagnostics = append(o.Diagnostics, rules.ConfigWarnings(cfg, inv)...)
 	if !o.judge(set, opt, cfg.ComponentsSpan) {
 		return o
@@ -125,7 +132,15 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	}
 	o.Result = res
 	o.Diagnostics = append(o.Diagnostics, rules.PlanWarnings(cfg, res.Plan, res.Cluster.Cluster)...)
+	o.addMemory(set)
 	return o
+}
+
+// addMemory records the memory of a valid input, with its warnings.
+func (o *Outcome) addMemory(set *rules.Set) {
+	if o.Memory = set.Memory(); o.Memory != nil {
+		o.Diagnostics = append(o.Diagnostics, o.Memory.Warnings...)
+	}
 }
 
 // chooseInventory picks the inventory (topology.Choose), with a note when it

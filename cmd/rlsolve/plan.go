@@ -84,7 +84,7 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
 		return exitFor([]*pipeline.Outcome{bad}, in.strict)
 	}
-	o, so := pipeline.Check(file, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source})
+	o, so := pipeline.Check(file, command, in.options(inv, class, source))
 	format, err := planFormat(output, component, so != nil)
 	if err != nil {
 		return err

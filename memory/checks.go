@@ -57,6 +57,8 @@ func stateFixes(ds Drivers, at Phase, k int) []FixCandidate {
 			fx = append(fx, setFix(d, "true", "keep the optimizer state on the CPU"))
 		case d.Role == RoleSharding && d.Value == "no_shard":
 			fx = append(fx, setFix(d, "full_shard", "shard parameters, gradients and optimizer over the actor's GPUs"))
+		case d.Role == RolePrecision && precisionBytes(model.StringFact{Value: d.Value}, 4) == 4:
+			fx = append(fx, setFix(d, "bf16", "keep the parameters in bf16, half of fp32"))
 		}
 	}
 	return fx
@@ -249,14 +251,17 @@ func checkHeadroom(r GPUReport, prof Profile) []Finding {
 	return out
 }
 
-// peakFixes: smaller micro-batches, recompute, more TP, offload.
+// peakFixes: smaller micro-batches (a half, a quarter, an eighth: the
+// rules layer keeps the first that re-checking confirms), recompute, more
+// TP, offload.
 func peakFixes(ds Drivers) []FixCandidate {
 	var fx []FixCandidate
 	for _, d := range ds {
 		switch d.Role {
 		case RoleMicroBatch, RoleMaxTokens, RoleLogprobBatch:
-			if v, err := strconv.Atoi(d.Value); err == nil && v > 1 {
-				fx = append(fx, setFix(d, strconv.Itoa(max(v/2, 1)), "halve the tokens of a micro-batch"))
+			v, err := strconv.Atoi(d.Value)
+			for k := 2; err == nil && k <= 8 && v/k >= 1; k *= 2 {
+				fx = append(fx, setFix(d, strconv.Itoa(v/k), "fewer tokens per micro-batch"))
 			}
 		case RoleRecompute:
 			if d.Value != "full" {

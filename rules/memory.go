@@ -263,11 +263,12 @@ func (b *builder) memoryRules() {
 // its own rules.
 func (b *builder) memoryLoad(p Present, _ *model.MemorySettings) (*gpuLoad, bool) {
 	nodes := b.inv.Nodes
-	l := newGPULoad(nodes, func(i int) *model.Node { return &nodes[i] })
+	l := newGPULoad(len(nodes), func(i int) *model.Node { return &nodes[i] }, func(_, j int) int { return j })
 	first := make(map[int]int, len(nodes)) // node rank -> its first GPU
 	for g := len(l.node) - 1; g >= 0; g-- {
 		first[l.node[g]] = g
 	}
+	mp := packedGPUs{}
 	for ei := range b.cfg.Components {
 		e := &b.cfg.Components[ei]
 		if e.Invalid || brokenLabels(b.cfg, ei) {
@@ -280,24 +281,95 @@ func (b *builder) memoryLoad(p Present, _ *model.MemorySettings) (*gpuLoad, bool
 		if x == nil || !x.r.Typed || !accelerators(x.r) {
 			continue
 		}
-		ps := &x.procs
-		for i := 0; i < ps.Len(); i++ {
-			for h := ps.Start[i]; h < ps.Start[i]+ps.N[i]; h++ {
-				w := x.r.Locate(h)
-				if w.Group.HardwareType != model.HardwareAccelerator {
-					continue
-				}
-				for _, n := range e.Names {
-					l.put(n, first[w.Node]+w.Local)
-				}
+		var own []string
+		for _, n := range e.Names {
+			if b.mpPacked(n) {
+				mp.add(n, model.HardwareRanks(x.parts))
+			} else {
+				own = append(own, n)
 			}
 		}
+		if len(own) > 0 {
+			b.putProcesses(l, x, own, first)
+		}
+	}
+	if len(mp.names) > 0 {
+		auto, _ := b.setting(p, "auto_scheduler")
+		mp.place(l, auto == 1 && !b.evalClass(), b.cfg.ModelParallel.UsePreProcessPolicy.Value)
 	}
 	recompute, _ := b.setting(p, "recompute_logprobs")
 	_, inference := l.ids["inference"]
 	l.actorLogprob = recompute == 1 && !inference
 	l.finish()
 	return l, true
+}
+
+// putProcesses puts each process of the entry's components on its GPUs.
+func (b *builder) putProcesses(l *gpuLoad, x *entryView, names []string, first map[int]int) {
+	ps := &x.procs
+	for i := 0; i < ps.Len(); i++ {
+		for h := ps.Start[i]; h < ps.Start[i]+ps.N[i]; h++ {
+			w := x.r.Locate(h)
+			if w.Group.HardwareType != model.HardwareAccelerator {
+				continue
+			}
+			for _, n := range names {
+				l.put(n, first[w.Node]+w.Local)
+			}
+		}
+	}
+}
+
+// mpPacked reports whether the placement class re-places component name
+// with a Packed strategy over its GPUs (semantics §5.2; strategies'
+// modelParallel and evaluation).
+func (b *builder) mpPacked(name string) bool {
+	switch b.opt.Class {
+	case model.ClassModelParallel:
+		return slices.Contains(model.MPComponents, name)
+	case model.ClassMultiAgent:
+		return slices.Contains(model.MPComponents, name) || model.ExtraEngine(name)
+	case model.ClassModelParallelEval:
+		return name == "rollout" || name == "reward"
+	case model.ClassMultiAgentEval:
+		return name == "rollout" || name == "reward" || model.ExtraEngine(name)
+	}
+	return false
+}
+
+// packedGPUs are the GPUs of the components a model-parallel class
+// re-places, in the config's order.
+type packedGPUs struct {
+	names []string
+	gpus  map[string][]int
+}
+
+func (m *packedGPUs) add(name string, gpus []int) {
+	if m.gpus == nil {
+		m.gpus = map[string][]int{}
+	}
+	m.names = append(m.names, name)
+	m.gpus[name] = gpus
+}
+
+// place puts the components on their Packed(first, last) GPUs: in AUTO
+// mode (auto, without a critic) the actor on every GPU and the rollout on
+// AutoRolloutGPUs, as the class launches them.
+func (m *packedGPUs) place(l *gpuLoad, auto, preProcess bool) {
+	actor, rollout := m.gpus["actor"], m.gpus["rollout"]
+	if _, critic := m.gpus["critic"]; auto && !critic && actor != nil && rollout != nil {
+		m.gpus["actor"] = model.AutoActorGPUs(len(l.node))
+		m.gpus["rollout"] = model.AutoRolloutGPUs(actor, rollout, preProcess)
+	}
+	for _, n := range m.names {
+		gs := m.gpus[n]
+		if len(gs) == 0 {
+			continue
+		}
+		for g := gs[0]; g <= gs[len(gs)-1] && g < len(l.node); g++ {
+			l.put(n, g)
+		}
+	}
 }
 
 // accelerators reports whether some group of r holds GPUs.

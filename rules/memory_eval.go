@@ -151,18 +151,11 @@ func (m *memRule) evaluate(s *model.MemorySettings, load *gpuLoad) *memEval {
 	ev := &memEval{groups: []memory.Group{}}
 	var reports []memory.GPUReport
 	for _, g := range load.groups() {
-		gpu := memory.GPU{Label: memory.DevicesText(g.devices), CapacityBytes: g.capacity}
+		names := make([]string, len(g.comps))
 		for i, c := range g.comps {
-			name := load.names[c]
-			w, modelled := workers[name]
-			switch {
-			case !modelled:
-				gpu.Workers = append(gpu.Workers, memory.OtherWorker(name, m.mem.Profile))
-			case i == 0 || g.comps[i-1] != c: // one worker of a modelled component per GPU
-				gpu.Workers = append(gpu.Workers, w)
-			}
+			names[i] = load.names[c]
 		}
-		r := memory.Aggregate(gpu)
+		r := memory.Aggregate(m.mem.gpu(workers, names, memory.DevicesText(g.devices), g.capacity))
 		reports = append(reports, r)
 		ev.groups = append(ev.groups, memory.Group{Devices: g.devices, GPUReport: r})
 	}
@@ -185,16 +178,16 @@ type gpuLoad struct {
 	actorLogprob bool
 }
 
-// newGPULoad numbers the GPUs of nodes (each node's, in order) and sizes
-// them by the node's memory_gib.
-func newGPULoad(nodes []model.Node, node func(i int) *model.Node) *gpuLoad {
+// newGPULoad numbers the GPUs of n nodes (node(i)'s GPUs, in order; id
+// names the j-th on its node) and sizes them by the node's memory_gib.
+func newGPULoad(n int, node func(i int) *model.Node, id func(i, j int) int) *gpuLoad {
 	l := &gpuLoad{ids: map[string]int{}}
-	for i := range nodes {
-		n := node(i)
-		for j := 0; j < n.AccelCount; j++ {
-			l.node = append(l.node, n.Rank)
-			l.local = append(l.local, j)
-			l.capacity = append(l.capacity, int64(n.MemoryGiB*memory.GiB))
+	for i := range n {
+		nd := node(i)
+		for j := 0; j < nd.AccelCount; j++ {
+			l.node = append(l.node, nd.Rank)
+			l.local = append(l.local, id(i, j))
+			l.capacity = append(l.capacity, int64(nd.MemoryGiB*memory.GiB))
 		}
 	}
 	l.gpus = make([][]int, len(l.node))

@@ -60,12 +60,13 @@ func (m *memRule) warnings(ev *memEval) model.Diagnostics {
 
 // verified keeps up to three candidate fixes of a warning whose edited
 // input holds every rule (memory errors included) and no longer has the
-// warning (its code for its component).
+// warning (its code for its component): of the values proposed for one
+// key, the first that works (the candidates come mildest first).
 func (m *memRule) verified(f memory.Finding) []model.Fix {
 	var out []model.Fix
-	tried := map[string]bool{}
+	tried, fixed := map[string]bool{}, map[string]bool{}
 	for _, fc := range f.Fixes {
-		if len(out) == 3 || tried[fc.Key+"="+fc.Value] {
+		if len(out) == 3 || tried[fc.Key+"="+fc.Value] || fixed[fc.Key] {
 			continue
 		}
 		tried[fc.Key+"="+fc.Value] = true
@@ -83,6 +84,7 @@ func (m *memRule) verified(f memory.Finding) []model.Fix {
 		}
 		if gone {
 			out = append(out, m.edit(fc))
+			fixed[fc.Key] = true
 		}
 	}
 	return out

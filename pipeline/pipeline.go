@@ -119,10 +119,12 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 			o.Diagnostics = append(o.Diagnostics, rules.ClassNote(choice))
 		}
 	}
-	mem := o.memory(cfg.Memory, usedNodes(inv, cfg.NumNodes), cfg.ComponentsSpan, opt)
+	mem, notes := o.memory(cfg.Memory, usedNodes(inv, cfg.NumNodes), cfg.ComponentsSpan, opt)
 	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses, Memory: mem})
 	o.Diagnostics = append(o.Diagnostics, rules.ConfigWarnings(cfg, inv)...)
-	if !o.judge(set, opt, cfg.ComponentsSpan) {
+	valid := o.judge(set, opt, cfg.ComponentsSpan)
+	o.memoryNotes(notes)
+	if !valid {
 		return o
 	}
 	res, err := strategies.Expand(cfg, inv, strategies.Options{Class: o.Class})

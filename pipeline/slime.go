@@ -88,12 +88,14 @@ func CheckSlimeBytes(flags, file string, data []byte, opt Options) *SlimeOutcome
 	so.Topology = model.NewSlimeTopology(inv.Nodes, StableOrder(inv.Nodes))
 	so.Topology.Span = inv.Span
 	ms, msd := memory.SlimeSettings(cfg.Flags)
-	mem := so.memory(ms, inv.Nodes, cfg.Span, opt)
+	mem, notes := so.memory(ms, inv.Nodes, cfg.Span, opt)
 	if mem != nil { // the memory flags' values matter only when memory is checked
 		so.Diagnostics = append(so.Diagnostics, msd...)
 	}
 	set := rules.Slime(cfg, so.Topology, rules.SlimeOptions{MaxBundles: lim.MaxTotalProcesses, Memory: mem})
-	if !so.judge(set, opt, cfg.Span) {
+	valid := so.judge(set, opt, cfg.Span)
+	so.memoryNotes(notes)
+	if !valid {
 		return so
 	}
 	so.Plan = strategies.PlanSlime(cfg, so.Topology)

@@ -56,7 +56,11 @@ func NewMemory(s *model.MemorySettings, nodes []model.Node, anchor model.Span, o
 	}
 	var ds model.Diagnostics
 	at, label := s.ModelPath.Span, "the model"
-	if !at.Known() {
+	switch {
+	case at.Known():
+	case s.ModelType.Span.Known():
+		at = s.ModelType.Span
+	default:
 		at, label = anchor, ""
 	}
 	known, unknown := capacityNodes(nodes)
@@ -70,8 +74,11 @@ func NewMemory(s *model.MemorySettings, nodes []model.Node, anchor model.Span, o
 	switch {
 	case errors.Is(err, memory.ErrUnknownArch):
 		what := "the model"
-		if s.ModelPath.Value != "" {
+		switch {
+		case s.ModelPath.Value != "":
 			what = fmt.Sprintf("the model at %s", s.ModelPath.Value)
+		case s.ModelType.Value != "":
+			what = fmt.Sprintf("the model (model_type %s)", s.ModelType.Value)
 		}
 		ds.Notef(model.NoteMemoryUnchecked, at, label, "GPU memory is not checked: the architecture of %s is unknown (no config.json beside it, and not in the built-in table)", what).Help =
 			[]model.Fix{{Message: "give the model's config.json with --model-config FILE"}}

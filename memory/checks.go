@@ -221,6 +221,7 @@ func checkHeadroom(r GPUReport, prof Profile) []Finding {
 	}
 	head := tight.Headroom(r.CapacityBytes)
 	ds := r.phaseDrivers(tight.Phase)
+	fixes := append(r.lowerFractions(tight, limit-head), peakFixes(ds)...)
 	switch {
 	case head < 0:
 		also := ""
@@ -231,12 +232,12 @@ func checkHeadroom(r GPUReport, prof Profile) []Finding {
 			Summary: fmt.Sprintf("the %s phase is estimated at %s, over the GPU's %s (%s)%s", tight.Phase, gib(tight.Bytes),
 				gib(r.CapacityBytes), topParts(tight.Parts), also),
 			Why:   "Activations and engine budgets are estimates (spec/memory.md §1); by them this phase runs out of memory.",
-			Bytes: tight.Bytes, Capacity: r.CapacityBytes, Drivers: ds, Fixes: peakFixes(ds)})
+			Bytes: tight.Bytes, Capacity: r.CapacityBytes, Drivers: ds, Fixes: fixes})
 	case head < limit:
 		out = append(out, Finding{Code: model.WarnMemoryHeadroom, Severity: model.SeverityWarning, Phase: tight.Phase, Component: tight.Parts.largest(false),
 			Summary: fmt.Sprintf("the %s phase leaves %s of the GPU's %s free, less than %s", tight.Phase, gib(head), gib(r.CapacityBytes), gib(limit)),
 			Why:     "Allocator fragmentation and unmodelled buffers take a few GiB; below the threshold an OOM is likely.",
-			Bytes:   tight.Bytes, Capacity: r.CapacityBytes, Drivers: ds, Fixes: peakFixes(ds)})
+			Bytes:   tight.Bytes, Capacity: r.CapacityBytes, Drivers: ds, Fixes: fixes})
 	}
 	var worst *PhaseUsage
 	for i, p := range r.Phases {
@@ -249,6 +250,26 @@ func checkHeadroom(r GPUReport, prof Profile) []Finding {
 		out = append(out, spikeFinding(r, *worst, worst.Headroom(r.CapacityBytes)))
 	}
 	return out
+}
+
+// lowerFractions proposes, for each engine whose budget a phase holds,
+// the fraction that frees need bytes (a budget is the fraction of the
+// free memory at its start for SGLang, of the total for vLLM), rounded
+// down to a hundredth.
+func (r GPUReport) lowerFractions(p PhaseUsage, need int64) []FixCandidate {
+	var fx []FixCandidate
+	for _, e := range r.Engines {
+		base := e.FreeAtStart
+		if e.Kind == "vllm" {
+			base = r.CapacityBytes
+		}
+		if base <= 0 || need <= 0 || !p.Parts.has(e.Component, KindBudget) {
+			continue
+		}
+		v := math.Floor((e.Fraction-float64(need)/float64(base))*100) / 100
+		fx = append(fx, fractionFixes(r.engineDrivers(e.Component), v, "lower the engine's fraction to leave room for the rest")...)
+	}
+	return fx
 }
 
 // peakFixes: smaller micro-batches (a half, a quarter, an eighth: the

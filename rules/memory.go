@@ -278,14 +278,14 @@ func (b *builder) memoryLoad(p Present, _ *model.MemorySettings) (*gpuLoad, bool
 	mp := packedGPUs{}
 	for ei := range b.cfg.Components {
 		e := &b.cfg.Components[ei]
-		if e.Invalid || brokenLabels(b.cfg, ei) {
-			continue
+		if e.Invalid || brokenLabels(b.cfg, ei) || !b.onGPUs(ei, p) {
+			continue // no GPU to hold it (its own rules judge it)
 		}
 		x, v := b.evalEntry(ei, p, allRules)
 		if v != nil {
 			return nil, false
 		}
-		if x == nil || !x.r.Typed || !accelerators(x.r) {
+		if x == nil {
 			continue
 		}
 		var own []string
@@ -377,6 +377,16 @@ func (m *packedGPUs) place(l *gpuLoad, auto, preProcess bool) {
 			l.put(n, g)
 		}
 	}
+}
+
+// onGPUs reports whether entry ei's node groups under p hold GPUs.
+func (b *builder) onGPUs(ei int, p Present) bool {
+	labels := []string{"cluster"}
+	if ng := b.fs.nodeGroup[ei]; ng >= 0 && p(ng) {
+		labels = b.cfg.Components[ei].NodeGroups
+	}
+	r, _ := b.cluster().Resolve(labels)
+	return r != nil && r.Typed && accelerators(r)
 }
 
 // accelerators reports whether some group of r holds GPUs.

@@ -190,7 +190,14 @@ func newGPULoad(n int, node func(i int) *model.Node, id func(i, j int) int) *gpu
 			l.capacity = append(l.capacity, int64(nd.MemoryGiB*memory.GiB))
 		}
 	}
+	// Each GPU's list starts in one shared array (room for a few
+	// processes each), so that placing them allocates nothing.
+	const room = 4
+	backing := make([]int, room*len(l.node))
 	l.gpus = make([][]int, len(l.node))
+	for g := range l.gpus {
+		l.gpus[g] = backing[g*room : g*room : g*room+room]
+	}
 	return l
 }
 
@@ -265,21 +272,19 @@ type loadGroup struct {
 func (l *gpuLoad) groups() []loadGroup {
 	var out []loadGroup
 	index := map[string]int{}
-	var key strings.Builder
+	var key []byte
 	for g, cs := range l.gpus {
 		if len(cs) == 0 || l.capacity[g] <= 0 {
 			continue
 		}
-		key.Reset()
-		key.WriteString(strconv.FormatInt(l.capacity[g], 10))
+		key = strconv.AppendInt(key[:0], l.capacity[g], 10)
 		for _, c := range cs {
-			key.WriteByte(',')
-			key.WriteString(strconv.Itoa(c))
+			key = strconv.AppendInt(append(key, ','), int64(c), 10)
 		}
-		i, ok := index[key.String()]
+		i, ok := index[string(key)] // no allocation for a lookup
 		if !ok {
 			i = len(out)
-			index[key.String()] = i
+			index[string(key)] = i
 			out = append(out, loadGroup{capacity: l.capacity[g], comps: cs})
 		}
 		d := &out[i].devices

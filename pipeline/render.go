@@ -26,11 +26,7 @@ func renderMemory(m *rules.MemoryResult) *render.Memory {
 	if m == nil {
 		return nil
 	}
-	prof := "default memory profile"
-	if f := m.Memory.Profile.File; f != "" {
-		prof = "memory profile " + f
-	}
-	return &render.Memory{Model: m.Memory.Arch.Name, Source: m.Memory.Source.String(), Profile: prof, Groups: m.Groups}
+	return &render.Memory{Model: m.Memory.Arch.Name, Source: m.Memory.Source.String(), Profile: m.Memory.Profile.Name(), Groups: m.Groups}
 }
 
 // RenderInput is RenderInput for a slime plan: its records, and the

@@ -6,9 +6,9 @@ func TestMemorySettingsByKey(t *testing.T) {
 	at := Span{File: "t.yaml", Line: 3, Col: 5, EndLine: 3, EndCol: 6}
 	mb := IntFact{Value: 4, Set: true, Span: at, Key: "algorithm.training_batch_size_per_gpu"}
 	s := &MemorySettings{
-		Actor:     TrainerSettings{TP: IntFact{Value: 2, Set: true, Span: Span{File: "t.yaml", Line: 2, Col: 1, EndLine: 2, EndCol: 2}, Key: "actor.tp"}, MicroBatch: mb},
-		Inference: &TrainerSettings{MicroBatch: mb},
-		Rollout:   EngineSettings{MemFraction: FloatFact{Value: 0.5, Set: true, Span: Span{File: "t.yaml", Line: 4, Col: 1, EndLine: 4, EndCol: 4}, Key: "rollout.f"}},
+		Actor:        TrainerSettings{TP: IntFact{Value: 2, Set: true, Span: Span{File: "t.yaml", Line: 2, Col: 1, EndLine: 2, EndCol: 2}, Key: "actor.tp"}, MicroBatch: mb},
+		Inference:    &TrainerSettings{MicroBatch: mb},
+		Rollout:      EngineSettings{MemFraction: FloatFact{Value: 0.5, Set: true, Span: Span{File: "t.yaml", Line: 4, Col: 1, EndLine: 4, EndCol: 4}, Key: "rollout.f"}},
 		OtherEngines: map[string]EngineSettings{"judge": {Offload: BoolFact{Key: "judge.offload"}}},
 		Defaults:     map[string]string{"actor.tp": "1", "algorithm.training_batch_size_per_gpu": "1", "rollout.f": "0.65"},
 	}

@@ -211,8 +211,12 @@ func (m *memRule) violation(f memory.Finding, p Present) *Violation {
 	}
 	v.Prefer = append(v.Prefer, rest...)
 	v.Extra = append(v.Extra, m.capacity...)
+	seen := map[string]bool{}
 	for _, fx := range f.Fixes {
-		v.Fixes = append(v.Fixes, m.fix(fx))
+		if !seen[fx.Key+"="+fx.Value] {
+			seen[fx.Key+"="+fx.Value] = true
+			v.Fixes = append(v.Fixes, m.fix(fx))
+		}
 	}
 	return v
 }

@@ -25,6 +25,11 @@ func (b *builder) memoryRules() {
 			placement = append(placement, ng)
 		}
 	}
+	for _, k := range []string{"auto_scheduler", "recompute_logprobs"} { // memoryLoad reads them
+		if f, ok := b.fs.setting[k]; ok {
+			placement = append(placement, f)
+		}
+	}
 	m := newMemRule(b.set, b.opt.Memory, b.cfg.Memory, placement)
 	m.place = b.memoryLoad
 	m.anchor = b.cfg.ComponentsSpan

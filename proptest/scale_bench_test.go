@@ -298,11 +298,15 @@ func BenchmarkCheckMemory(b *testing.B) {
 				data, inv := scaleMemoryConfig(g), memoryInventory(g, gib)
 				opt := pipeline.Options{Inventory: inv, GPUsPerNode: -1, Class: model.ClassHybrid}
 				b.ReportAllocs()
+				cpu0, cpuOK := processCPU()
 				for b.Loop() {
 					o := pipeline.CheckBytes("bench.yaml", data, opt)
 					if o.Diagnostics.HasErrors() || (o.Memory != nil) != (gib > 0) {
 						b.Fatalf("memory %v: %v", o.Memory != nil, o.Diagnostics)
 					}
+				}
+				if cpu1, ok := processCPU(); ok && cpuOK && b.N > 0 {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
 				}
 			})
 		}

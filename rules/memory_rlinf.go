@@ -14,9 +14,7 @@ import (
 // node_group choices put their processes on GPUs as the entry rules read
 // them (RLinf's rank maps), the model-parallel classes pack theirs.
 
-// memoryRules adds the memory rule of an RLinf config: the components'
-// placement parts and node_group choices place them on GPUs as the entry
-// rules read them.
+// memoryRules adds the memory rule of an RLinf config.
 func (b *builder) memoryRules() {
 	var placement []int
 	for ei := range b.cfg.Components {

@@ -77,7 +77,9 @@ func fsdpTrainer(in Input, t *model.TrainerSettings, component string, order int
 	w.Phases[PhaseTrain] = join(ctx, state, Usage{gathered, activ})
 	w.Phases[PhaseWeightSync] = join(ctx, Usage{state[0], gathered}, kept(true, state[1:], flags[1:]),
 		Usage{part(KindBucket, float64(in.Profile.BucketBytes), in.Profile.Source("weight_sync_bucket_gib"))})
-	w.Spikes[PhaseTrain] = in.spike(sh, a.VocabSize, 1, 1)
+	if a.ExtraParams == 0 { // a VLA's outputs are actions: its activations, logits included, are not modelled
+		w.Spikes[PhaseTrain] = in.spike(sh, a.VocabSize, 1, 1)
+	}
 	w.Drivers = append(Drivers{in.modelDriver(), stringDriver(RolePrecision, t.Precision), stringDriver(RoleSharding, t.ShardingStrategy),
 		boolDriver(RoleOffload, t.EnableOffload), boolDriver(RoleOptOffload, t.FSDPCPUOffload)}, sh.drivers...)
 	if in.Layout.ActorLogprob && a.ExtraParams == 0 {

@@ -17,11 +17,19 @@ import (
 // placement check fail. The model-parallel sizes are the ones
 // modelParallel read.
 func (d *doc) memorySettings(cfg *model.Config) *model.MemorySettings {
-	r := memReader{d: d, s: &model.MemorySettings{Source: d.File(), Framework: "rlinf"}}
+	r := memReader{d: d, s: &model.MemorySettings{Source: d.File(), Framework: "rlinf", Defaults: map[string]string{}}}
 	s := r.s
 	s.ModelPath = r.str("", "rollout.model.model_path", "actor.model.model_path")
 	s.ModelType = r.str("", "rollout.model.model_type", "actor.model.model_type")
 	mp := cfg.ModelParallel
+	// RLinf requires actor.training_backend; its embodied runner trains
+	// its policies with FSDP only, which is what a config without the key
+	// means there (and Megatron elsewhere).
+	embodied := r.str("", "runner.task_type").Value == "embodied"
+	r.backend = "megatron"
+	if embodied {
+		r.backend = "fsdp"
+	}
 	s.Actor = r.trainer("actor", mp.ActorTP, mp.ActorPP, mp.ActorCP)
 	if d.Path("inference") != nil {
 		inf := r.trainer("inference", mp.InferenceTP, r.integer(1, "inference.model.pipeline_model_parallel_size"), mp.ActorCP)
@@ -29,7 +37,7 @@ func (d *doc) memorySettings(cfg *model.Config) *model.MemorySettings {
 	}
 	s.Critic = r.boolean(false, "critic.use_critic_model")
 	s.Rollout = r.engine("rollout", mp.RolloutTP, mp.RolloutPP)
-	if !s.Rollout.Backend.Set && r.str("", "runner.task_type").Value == "embodied" {
+	if !s.Rollout.Backend.Set && embodied {
 		s.Rollout.Backend.Value = "huggingface" // embodied runs generate with the policy itself
 	}
 	for _, c := range cfg.Components {
@@ -59,7 +67,7 @@ func (r *memReader) engine(prefix string, tp, pp model.IntFact) model.EngineSett
 	return model.EngineSettings{
 		Backend:     r.str("sglang", prefix+".rollout_backend", prefix+".generation_backend", prefix+".backend"),
 		MemFraction: r.float(0.65, prefix+".gpu_memory_utilization"),
-		TP:          keyed(tp, prefix+".tensor_parallel_size"), PP: keyed(pp, prefix+".pipeline_parallel_size"),
+		TP:          r.keyed(tp, prefix+".tensor_parallel_size"), PP: r.keyed(pp, prefix+".pipeline_parallel_size"),
 		MaxRunningRequests: r.integer(0, prefix+".max_running_requests"), CUDAGraphMaxBS: r.integer(0, prefix+".cuda_graph_max_bs"),
 		EnforceEager: r.boolean(false, prefix+".enforce_eager"), Offload: r.boolean(false, prefix+".enable_offload"),
 		Precision: r.str("", prefix+".model.precision"),
@@ -70,9 +78,9 @@ func (r *memReader) engine(prefix string, tp, pp model.IntFact) model.EngineSett
 func (r *memReader) trainer(prefix string, tp, pp, cp model.IntFact) model.TrainerSettings {
 	m, o, f := prefix+".model.", prefix+".optim.", prefix+".fsdp_config."
 	return model.TrainerSettings{
-		Backend: r.str("megatron", prefix+".training_backend"),
-		TP:      keyed(tp, m+"tensor_model_parallel_size"), PP: keyed(pp, m+"pipeline_model_parallel_size"),
-		CP: keyed(cp, m+"context_parallel_size"), EP: r.integer(1, m+"expert_model_parallel_size"),
+		Backend: r.str(r.backend, prefix+".training_backend"),
+		TP:      r.keyed(tp, m+"tensor_model_parallel_size"), PP: r.keyed(pp, m+"pipeline_model_parallel_size"),
+		CP: r.keyed(cp, m+"context_parallel_size"), EP: r.integer(1, m+"expert_model_parallel_size"),
 		ETP: r.integer(tp.Value, m+"expert_tensor_parallel_size"), VPP: r.integer(0, m+"virtual_pipeline_model_parallel_size"),
 		SequenceParallel: r.boolean(false, m+"sequence_parallel"), DistributedOptimizer: r.boolean(false, o+"use_distributed_optimizer"),
 		RecomputeGranularity: r.str("", m+"recompute_granularity"), RecomputeMethod: r.str("", m+"recompute_method"),
@@ -88,9 +96,10 @@ func (r *memReader) trainer(prefix string, tp, pp, cp model.IntFact) model.Train
 	}
 }
 
-// keyed names a fact that modelParallel read.
-func keyed(f model.IntFact, key string) model.IntFact {
+// keyed names a fact that modelParallel read (a size: 1 by default).
+func (r *memReader) keyed(f model.IntFact, key string) model.IntFact {
 	f.Key = key
+	r.s.Defaults[key] = "1"
 	return f
 }
 
@@ -98,6 +107,8 @@ func keyed(f model.IntFact, key string) model.IntFact {
 type memReader struct {
 	d *doc
 	s *model.MemorySettings
+	// backend is the trainers' default training backend.
+	backend string
 }
 
 // value finds the first of paths that is set and not null, and reads it
@@ -138,6 +149,7 @@ func (r *memReader) integer(def int, paths ...string) model.IntFact {
 		x, _, ok := r.d.Integer(n, key)
 		return x, ok
 	})
+	r.s.Defaults[key] = strconv.Itoa(def)
 	return model.IntFact{Value: v, Key: key, Span: span, Set: set}
 }
 
@@ -146,6 +158,7 @@ func (r *memReader) boolean(def bool, paths ...string) model.BoolFact {
 		x, _, ok := r.d.Boolean(n, key)
 		return x, ok
 	})
+	r.s.Defaults[key] = strconv.FormatBool(def)
 	return model.BoolFact{Value: v, Key: key, Span: span, Set: set}
 }
 
@@ -154,6 +167,7 @@ func (r *memReader) str(def string, paths ...string) model.StringFact {
 		x, ok := r.d.Scalar(n, key)
 		return x.Py.Str, ok
 	})
+	r.s.Defaults[key] = def
 	return model.StringFact{Value: v, Key: key, Span: span, Set: set}
 }
 
@@ -169,6 +183,7 @@ func (r *memReader) float(def float64, paths ...string) model.FloatFact {
 		}
 		return f, isNum
 	})
+	r.s.Defaults[key] = strconv.FormatFloat(def, 'g', -1, 64)
 	return model.FloatFact{Value: v, Key: key, Span: span, Set: set}
 }
 

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
@@ -240,6 +241,7 @@ func (p *slimeParser) switchFlag(words []shellWord, i int, key model.SlimeKey, n
 		return i
 	}
 	p.set(key, model.SlimeValue{Value: 1, Span: nameSpan, ValueSpan: nameSpan, Text: name})
+	p.cfg.SetFlag(strings.TrimLeft(name, "-"), "", nameSpan)
 	if i+1 < len(words) && isBoolWord(words[i+1].Text) {
 		nx := words[i+1]
 		d := p.errorf(model.CodeSlimeFlag, p.wordSpan(nx, 0, -1), "a stray argument",
@@ -278,6 +280,7 @@ func (p *slimeParser) textFlag(words []shellWord, i int, key model.SlimeKey, nam
 	whole.EndLine, whole.EndCol = end.EndLine, end.EndCol
 	arg := strings.Join(vals, " ")
 	p.set(key, model.SlimeValue{Value: 1, Span: whole, ValueSpan: end, Text: name + " " + arg, Arg: arg})
+	p.cfg.SetFlag(strings.TrimLeft(name, "-"), arg, whole)
 	return i
 }
 
@@ -318,6 +321,7 @@ func (p *slimeParser) numberFlag(words []shellWord, i int, key model.SlimeKey, n
 	whole := nameSpan
 	whole.EndLine, whole.EndCol = vSpan.EndLine, vSpan.EndCol
 	p.set(key, model.SlimeValue{Value: n, Span: whole, ValueSpan: vSpan, Text: fmt.Sprintf("%s %d", name, n)})
+	p.cfg.SetFlag(strings.TrimLeft(name, "-"), strconv.Itoa(n), whole)
 	return i
 }
 
@@ -366,11 +370,31 @@ func (p *slimeParser) unknown(words []shellWord, i int, name string, hasEq bool)
 		return i
 	}
 	p.ignore(w)
-	if !hasEq && i+1 < len(words) && isValueWord(words[i+1]) {
+	flag := strings.TrimLeft(name, "-")
+	switch {
+	case hasEq:
+		p.other(flag, w, len(name)+1, w)
+	case i+1 < len(words) && isValueWord(words[i+1]):
 		p.ignore(words[i+1])
+		p.other(flag, words[i+1], 0, w)
 		return i + 1
+	case len(w.Exps) == 0:
+		p.cfg.SetFlag(flag, "", p.wordSpan(w, 0, -1))
 	}
 	return i
+}
+
+// other records a flag that is not a placement flag with its value (the
+// text of word v from byte from), unless the shell would expand it: its
+// value is then unknown here.
+func (p *slimeParser) other(flag string, v shellWord, from int, first shellWord) {
+	if len(v.Exps) > 0 || from > len(v.Text) {
+		return
+	}
+	whole := p.wordSpan(first, 0, -1)
+	end := p.wordSpan(v, from, -1)
+	whole.EndLine, whole.EndCol = end.EndLine, end.EndCol
+	p.cfg.SetFlag(flag, v.Text[from:], whole)
 }
 
 // number reads a flag's value as slime's int() would, restricted to ASCII

@@ -52,6 +52,12 @@ func FuzzParseSlimeFlags(f *testing.F) {
 			}
 			return
 		}
+		for name, v := range cfg.Flags { // every flag kept, within the input
+			if strings.HasPrefix(name, "-") {
+				t.Fatalf("flag %q kept with its dashes", name)
+			}
+			check(v.Span, "flag "+name)
+		}
 		for k, v := range cfg.Values {
 			if !v.Set {
 				continue

@@ -231,3 +231,42 @@ func TestLoadSlimeYAMLKeys(t *testing.T) {
 		t.Errorf("alias: %+v %+v", ds, cfg.Values[model.SlimeRolloutExternal])
 	}
 }
+
+// Every flag is kept by its name without dashes, with its value and where
+// it is written: placement flags, others, switches, `--flag=value`; a
+// value the shell would expand is left out, and the last repetition wins.
+func TestSlimeFlagsKept(t *testing.T) {
+	s := "python3 train.py --actor-num-nodes 2 --colocate --sglang-mem-fraction-static 0.7 --bf16 --lr=1e-6 --max-tokens-per-gpu $TOKENS --micro-batch-size 1 --micro-batch-size 2"
+	cfg, ds := ParseSlimeFlags(s, DefaultLimits)
+	if cfg == nil || ds.HasErrors() {
+		t.Fatal(ds)
+	}
+	want := map[string]string{"actor-num-nodes": "2", "colocate": "", "sglang-mem-fraction-static": "0.7", "bf16": "", "lr": "1e-6", "micro-batch-size": "2"}
+	if len(cfg.Flags) != len(want) {
+		t.Errorf("flags %v, want %v", cfg.Flags, want)
+	}
+	for name, text := range want {
+		v, ok := cfg.Flags[name]
+		if !ok || v.Text != text {
+			t.Errorf("%s: %+v, want %q", name, v, text)
+			continue
+		}
+		if got := s[v.Span.Col-1 : v.Span.EndCol-1]; !strings.HasPrefix(got, "--"+name) {
+			t.Errorf("%s is located at %q", name, got)
+		}
+	}
+	yaml := "slime:\n  actor_num_nodes: 1\n  sglang_mem_fraction_static: 0.6\n  use_dynamic_batch_size: true\n  offload_train: false\n"
+	ycfg, yds := LoadSlime("s.yaml", []byte(yaml), DefaultLimits, true)
+	if ycfg == nil || yds.HasErrors() {
+		t.Fatal(yds)
+	}
+	if v := ycfg.Flags["sglang-mem-fraction-static"]; v.Text != "0.6" || v.Span.Line != 3 {
+		t.Errorf("YAML key: %+v", v)
+	}
+	if _, on := ycfg.Flags["use-dynamic-batch-size"]; !on {
+		t.Error("a YAML switch set true is not kept")
+	}
+	if _, off := ycfg.Flags["offload-train"]; off {
+		t.Error("a YAML switch set false is kept")
+	}
+}

@@ -123,6 +123,7 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 				ignSpan = ks
 			}
 			ignored = append(ignored, e.Key)
+			d.slimeFlag(cfg, e.Key, ks, e.V)
 			continue
 		}
 		if v, ok := d.slimeValue(key, asSwitch, e.V); ok {
@@ -131,6 +132,7 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 				v.Span.EndCol = v.ValueSpan.EndCol
 			}
 			cfg.Values[key] = v
+			d.slimeFlag(cfg, e.Key, v.Span, e.V)
 		}
 	}
 	if len(ignored) > 0 {
@@ -216,6 +218,37 @@ func (d *doc) slimeString(cfg *model.SlimeConfig, n *yaml.Node) {
 			cfg.Values[k] = inner.Values[k]
 		}
 	}
+	for name, v := range inner.Flags {
+		cfg.SetFlag(name, v.Text, v.Span)
+	}
+}
+
+// slimeFlag records a `slime:` key as the flag it spells (underscores as
+// dashes): a scalar's text, a switch when true (false: absent), a list's
+// items joined by spaces. ks is the key's span.
+func (d *doc) slimeFlag(cfg *model.SlimeConfig, key string, ks model.Span, n *yaml.Node) {
+	name := strings.ReplaceAll(strings.TrimLeft(key, "-"), "_", "-")
+	n = yamlpos.Deref(n)
+	if n == nil || n.Tag == "!!null" {
+		return
+	}
+	at := ks
+	if vs := d.Span(n); vs.Line == ks.Line {
+		at.EndCol = vs.EndCol
+	}
+	if n.Tag == "!!bool" {
+		if b, _, ok := d.Boolean(n, "slime."+key); ok && b {
+			cfg.SetFlag(name, "", at)
+		}
+		return
+	}
+	var parts []string
+	for _, it := range append([]*yaml.Node{n}, n.Content...) {
+		if it = yamlpos.Deref(it); it != nil && it.Kind == yaml.ScalarNode {
+			parts = append(parts, it.Value)
+		}
+	}
+	cfg.SetFlag(name, strings.Join(parts, " "), at)
 }
 
 func b2i(b bool) int {

@@ -21,7 +21,7 @@ func checkState(r GPUReport) []Finding {
 		return nil
 	}
 	ds := r.phaseDrivers(at, RoleModel, RoleTP, RolePP, RoleDistOpt, RoleOffload, RoleOffloadWts, RoleOptOffload, RoleSharding)
-	return []Finding{{Code: model.CodeMemoryState, Severity: model.SeverityError, Phase: at,
+	return []Finding{{Code: model.CodeMemoryState, Severity: model.SeverityError, Phase: at, Component: r.Phase(at).Parts.largest(true),
 		Summary: fmt.Sprintf("weights, gradients and optimizer state need %s in the %s phase, more than the GPU's %s",
 			gib(worst), at, gib(r.CapacityBytes)),
 		Why: "Model state is exact bookkeeping (Megatron's compute_weight_and_optimizer_memory, FSDP's shards), " +
@@ -57,6 +57,8 @@ func stateFixes(ds Drivers, at Phase, k int) []FixCandidate {
 			fx = append(fx, setFix(d, "true", "keep the optimizer state on the CPU"))
 		case d.Role == RoleSharding && d.Value == "no_shard":
 			fx = append(fx, setFix(d, "full_shard", "shard parameters, gradients and optimizer over the actor's GPUs"))
+		case d.Role == RolePrecision && precisionBytes(model.StringFact{Value: d.Value}, 4) == 4:
+			fx = append(fx, setFix(d, "bf16", "keep the parameters in bf16, half of fp32"))
 		}
 	}
 	return fx
@@ -71,7 +73,7 @@ func checkEngines(r GPUReport) []Finding {
 		switch {
 		case e.StartFails && e.Kind == "vllm":
 			v := math.Floor(float64(e.FreeAtStart)/float64(r.CapacityBytes)*100) / 100
-			out = append(out, Finding{Code: model.CodeMemoryVLLMInit, Severity: model.SeverityError, Phase: PhaseInit,
+			out = append(out, Finding{Code: model.CodeMemoryVLLMInit, Severity: model.SeverityError, Phase: PhaseInit, Component: e.Component,
 				Summary: fmt.Sprintf("vLLM reserves %s (gpu_memory_utilization %g of %s) but finds only %s free when it starts",
 					gib(e.Budget), e.Fraction, gib(r.CapacityBytes), gib(e.FreeAtStart)),
 				Why: "vLLM takes its fraction of the GPU's total, not of free memory, and refuses to start when less " +
@@ -80,7 +82,7 @@ func checkEngines(r GPUReport) []Finding {
 				Bytes: e.Budget, Capacity: e.FreeAtStart, Drivers: ds, Fixes: fractionFixes(ds, v, "lower the fraction to what is free")})
 		case e.StartFails:
 			need := (fractionWeights(r, e) + float64(e.SeqTokens)*float64(cellOf(r, e))) / float64(max(e.FreeAtStart, 1))
-			out = append(out, Finding{Code: model.CodeMemoryPool, Severity: model.SeverityError, Phase: PhaseInit,
+			out = append(out, Finding{Code: model.CodeMemoryPool, Severity: model.SeverityError, Phase: PhaseInit, Component: e.Component,
 				Summary: fmt.Sprintf("SGLang's KV pool is empty: mem_fraction_static %g of %s free leaves nothing after %s of weights",
 					e.Fraction, gib(e.FreeAtStart), gib(clampBytes(fractionWeights(r, e)))),
 				Why: "SGLang keeps mem_fraction_static of the memory free at its start for weights and KV cache; when " +
@@ -89,7 +91,7 @@ func checkEngines(r GPUReport) []Finding {
 					fractionFixes(ds, math.Ceil(need*100)/100, "raise the fraction"), engineTPFix(ds)...)})
 		case e.SeqTokens > 0 && e.Tokens < e.SeqTokens:
 			need := float64(e.Budget+(e.SeqTokens-e.Tokens)*cellOf(r, e)) / float64(max(e.FreeAtStart, 1))
-			out = append(out, Finding{Code: model.CodeMemoryKVSeq, Severity: model.SeverityError, Phase: PhaseRollout,
+			out = append(out, Finding{Code: model.CodeMemoryKVSeq, Severity: model.SeverityError, Phase: PhaseRollout, Component: e.Component,
 				Summary: fmt.Sprintf("%s's KV pool holds %d tokens, less than one sequence of %d", e.Kind, e.Tokens, e.SeqTokens),
 				Why:     "A request longer than the whole KV cache can never be scheduled; generation stalls or is cut.",
 				Bytes:   e.KVBytes, Capacity: e.KVBytes, Drivers: ds,
@@ -154,23 +156,42 @@ func checkFractions(r GPUReport) []Finding {
 		return nil
 	}
 	for _, p := range r.Phases {
-		sum, n := 0.0, 0
+		sum, n, last := 0.0, 0, ""
 		var ds Drivers
 		for _, e := range r.Engines {
 			if p.Parts.has(e.Component, KindBudget) {
 				sum += e.Fraction
 				n++
+				last = e.Component
 				ds = append(ds, r.engineDrivers(e.Component).ByRole(RoleFraction)...)
 			}
 		}
 		if n >= 2 && sum > 1 {
-			return []Finding{{Code: model.CodeMemoryFractions, Severity: model.SeverityError, Phase: p.Phase,
+			return []Finding{{Code: model.CodeMemoryFractions, Severity: model.SeverityError, Phase: p.Phase, Component: last,
 				Summary: fmt.Sprintf("%d engines on one GPU reserve fractions summing to %g in the %s phase", n, sum, p.Phase),
 				Why:     "Each engine reserves its fraction at start; together they ask for more than the GPU has.",
 				Bytes:   p.Bytes, Capacity: r.CapacityBytes, Drivers: ds}}
 		}
 	}
 	return nil
+}
+
+// largest is the component holding the most of the usage (of its model
+// state only, with state set); the first such in order.
+func (u Usage) largest(state bool) string {
+	by := map[string]int64{}
+	best := ""
+	for _, p := range u {
+		if !state || p.Kind.IsState() {
+			by[p.Component] += p.Bytes
+		}
+	}
+	for _, p := range u {
+		if n, ok := by[p.Component]; ok && (best == "" || n > by[best]) {
+			best = p.Component
+		}
+	}
+	return best
 }
 
 // has reports whether a component has a part of kind k.
@@ -200,22 +221,23 @@ func checkHeadroom(r GPUReport, prof Profile) []Finding {
 	}
 	head := tight.Headroom(r.CapacityBytes)
 	ds := r.phaseDrivers(tight.Phase)
+	fixes := append(r.lowerFractions(tight, limit-head), peakFixes(ds)...)
 	switch {
 	case head < 0:
 		also := ""
 		if over > 1 {
 			also = fmt.Sprintf("; %d phases are over", over)
 		}
-		out = append(out, Finding{Code: model.WarnMemoryPeak, Severity: model.SeverityWarning, Phase: tight.Phase,
+		out = append(out, Finding{Code: model.WarnMemoryPeak, Severity: model.SeverityWarning, Phase: tight.Phase, Component: tight.Parts.largest(false),
 			Summary: fmt.Sprintf("the %s phase is estimated at %s, over the GPU's %s (%s)%s", tight.Phase, gib(tight.Bytes),
 				gib(r.CapacityBytes), topParts(tight.Parts), also),
 			Why:   "Activations and engine budgets are estimates (spec/memory.md §1); by them this phase runs out of memory.",
-			Bytes: tight.Bytes, Capacity: r.CapacityBytes, Drivers: ds, Fixes: peakFixes(ds)})
+			Bytes: tight.Bytes, Capacity: r.CapacityBytes, Drivers: ds, Fixes: fixes})
 	case head < limit:
-		out = append(out, Finding{Code: model.WarnMemoryHeadroom, Severity: model.SeverityWarning, Phase: tight.Phase,
+		out = append(out, Finding{Code: model.WarnMemoryHeadroom, Severity: model.SeverityWarning, Phase: tight.Phase, Component: tight.Parts.largest(false),
 			Summary: fmt.Sprintf("the %s phase leaves %s of the GPU's %s free, less than %s", tight.Phase, gib(head), gib(r.CapacityBytes), gib(limit)),
 			Why:     "Allocator fragmentation and unmodelled buffers take a few GiB; below the threshold an OOM is likely.",
-			Bytes:   tight.Bytes, Capacity: r.CapacityBytes, Drivers: ds, Fixes: peakFixes(ds)})
+			Bytes:   tight.Bytes, Capacity: r.CapacityBytes, Drivers: ds, Fixes: fixes})
 	}
 	var worst *PhaseUsage
 	for i, p := range r.Phases {
@@ -230,14 +252,37 @@ func checkHeadroom(r GPUReport, prof Profile) []Finding {
 	return out
 }
 
-// peakFixes: smaller micro-batches, recompute, more TP, offload.
+// lowerFractions proposes, for each engine whose budget a phase holds,
+// the fraction that frees need bytes (a budget is the fraction of the
+// free memory at its start for SGLang, of the total for vLLM), rounded
+// down to a hundredth.
+func (r GPUReport) lowerFractions(p PhaseUsage, need int64) []FixCandidate {
+	var fx []FixCandidate
+	for _, e := range r.Engines {
+		base := e.FreeAtStart
+		if e.Kind == "vllm" {
+			base = r.CapacityBytes
+		}
+		if base <= 0 || need <= 0 || !p.Parts.has(e.Component, KindBudget) {
+			continue
+		}
+		v := math.Floor((e.Fraction-float64(need)/float64(base))*100) / 100
+		fx = append(fx, fractionFixes(r.engineDrivers(e.Component), v, "lower the engine's fraction to leave room for the rest")...)
+	}
+	return fx
+}
+
+// peakFixes: smaller micro-batches (a half, a quarter, an eighth: the
+// rules layer keeps the first that re-checking confirms), recompute, more
+// TP, offload.
 func peakFixes(ds Drivers) []FixCandidate {
 	var fx []FixCandidate
 	for _, d := range ds {
 		switch d.Role {
 		case RoleMicroBatch, RoleMaxTokens, RoleLogprobBatch:
-			if v, err := strconv.Atoi(d.Value); err == nil && v > 1 {
-				fx = append(fx, setFix(d, strconv.Itoa(max(v/2, 1)), "halve the tokens of a micro-batch"))
+			v, err := strconv.Atoi(d.Value)
+			for k := 2; err == nil && k <= 8 && v/k >= 1; k *= 2 {
+				fx = append(fx, setFix(d, strconv.Itoa(v/k), "fewer tokens per micro-batch"))
 			}
 		case RoleRecompute:
 			if d.Value != "full" {
@@ -275,7 +320,7 @@ func spikeFinding(r GPUReport, p PhaseUsage, head int64) Finding {
 			fx = append(fx, scaleFix(d, 2, "split the logits over more GPUs"))
 		}
 	}
-	return Finding{Code: model.WarnMemoryLogits, Severity: model.SeverityWarning, Phase: p.Phase,
+	return Finding{Code: model.WarnMemoryLogits, Severity: model.SeverityWarning, Phase: p.Phase, Component: sp.Component,
 		Summary: fmt.Sprintf("the worst-case logits of one %s micro-batch (%s) exceed the %s free in the %s phase",
 			sp.Component, gib(sp.Bytes), gib(max(head, 0)), p.Phase),
 		Why: "Log-probs, entropy and KL materialise fp32 logits over the vocabulary, often copied two or three " +

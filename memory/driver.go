@@ -24,6 +24,7 @@ const (
 	RoleOffloadWts   Role = "offload_weights"  // a flag that moves the weights off the GPU
 	RoleOptOffload   Role = "optimizer_cpu"    // the optimizer kept on the CPU
 	RoleSharding     Role = "sharding"         // FSDP sharding strategy
+	RolePrecision    Role = "precision"        // the trainer's parameter precision
 	RoleFraction     Role = "fraction"         // the engine's memory fraction
 	RoleEngineTP     Role = "engine_tp"        // the engine's tensor parallel size
 	RoleEngineOffld  Role = "engine_offload"   // the engine releasing its memory

@@ -16,8 +16,11 @@ type Finding struct {
 	Severity model.Severity `json:"-"`
 	GPUs     []string       `json:"gpus"`
 	Phase    Phase          `json:"phase"`
-	Summary  string         `json:"summary"`
-	Why      string         `json:"why"`
+	// Component is the component the finding is about: the one holding
+	// the most of the phase's state or memory, or the engine.
+	Component string `json:"component"`
+	Summary   string `json:"summary"`
+	Why       string `json:"why"`
 	// Bytes is the amount at fault (state, peak, spike, missing KV) and
 	// Capacity what it is compared with.
 	Bytes    int64          `json:"bytes"`
@@ -136,19 +139,44 @@ func (r GPUReport) phaseDrivers(p Phase, roles ...Role) Drivers {
 	return out
 }
 
-// topParts names the largest components of a phase, for summaries.
+// topParts names what a phase holds by component, with the largest
+// component's largest kind when it is most of it ("actor 128.05 GiB,
+// 98.30 GiB of activations"), for summaries.
 func topParts(u Usage) string {
 	by := map[string]int64{}
+	kinds := map[string]map[Kind]int64{}
 	var order []string
 	for _, p := range u {
 		if _, ok := by[p.Component]; !ok {
 			order = append(order, p.Component)
+			kinds[p.Component] = map[Kind]int64{}
 		}
 		by[p.Component] += p.Bytes
+		kinds[p.Component][p.Kind] += p.Bytes
+	}
+	biggest := ""
+	for _, c := range order {
+		if biggest == "" || by[c] > by[biggest] {
+			biggest = c
+		}
 	}
 	var parts []string
 	for _, c := range order {
-		parts = append(parts, fmt.Sprintf("%s %s", c, gib(by[c])))
+		s := fmt.Sprintf("%s %s", c, gib(by[c]))
+		if c != biggest {
+			parts = append(parts, s)
+			continue
+		}
+		var top Kind
+		for _, p := range u { // the first largest kind, in the parts' order
+			if p.Component == c && kinds[c][p.Kind] > kinds[c][top] {
+				top = p.Kind
+			}
+		}
+		if n := kinds[c][top]; 2*n > by[c] && n < by[c] {
+			s += fmt.Sprintf(", %s of %s", gib(n), top)
+		}
+		parts = append(parts, s)
 	}
 	return strings.Join(parts, " + ")
 }

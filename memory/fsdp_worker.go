@@ -52,16 +52,22 @@ func fsdpTrainer(in Input, t *model.TrainerSettings, component string, order int
 	w := Worker{Component: component, StartOrder: order}
 	frag := 1 + in.Profile.Fragmentation
 	var activ Part
-	if a.ExtraParams > 0 {
+	ctx := in.context()
+	declared, hasDeclared := in.Profile.Components[component]
+	switch {
+	case a.ExtraParams > 0 && hasDeclared:
+		// A VLA's activations (vision towers, action expert) have no
+		// formula here: the profile's measured number is them.
+		activ = part(KindActivations, float64(declared), in.Profile.Source(componentPrefix+component)+", measured activations")
+	case a.ExtraParams > 0:
 		activ = part(KindActivations, 0, "not modelled for this policy")
 		w.Notes = append(w.Notes, fmt.Sprintf("%s's activations are not modelled for %s; declare them with %s%s in --mem-profile", component, a.Name, componentPrefix, component))
-	} else {
+	default:
 		act, formula := fsdpActivation(a, sh, t.GradientCheckpointing.Value)
 		activ = part(KindActivations, act*frag, fmt.Sprintf("%s, %d×%d tokens, ×%g fragmentation", formula, sh.mbs, sh.seq, frag))
-	}
-	ctx := in.context()
-	if b, ok := in.Profile.Components[component]; ok {
-		ctx = append(ctx, part(KindProfiled, float64(b), in.Profile.Source(componentPrefix+component)))
+		if hasDeclared {
+			ctx = append(ctx, part(KindProfiled, float64(declared), in.Profile.Source(componentPrefix+component)))
+		}
 	}
 	flags := []model.BoolFact{t.EnableOffload, t.EnableOffload, t.EnableOffload}
 	w.Phases[PhaseInit] = join(ctx, state)
@@ -71,8 +77,10 @@ func fsdpTrainer(in Input, t *model.TrainerSettings, component string, order int
 	w.Phases[PhaseTrain] = join(ctx, state, Usage{gathered, activ})
 	w.Phases[PhaseWeightSync] = join(ctx, Usage{state[0], gathered}, kept(true, state[1:], flags[1:]),
 		Usage{part(KindBucket, float64(in.Profile.BucketBytes), in.Profile.Source("weight_sync_bucket_gib"))})
-	w.Spikes[PhaseTrain] = in.spike(sh, a.VocabSize, 1, 1)
-	w.Drivers = append(Drivers{in.modelDriver(), stringDriver(RoleSharding, t.ShardingStrategy),
+	if a.ExtraParams == 0 { // a VLA's outputs are actions: its activations, logits included, are not modelled
+		w.Spikes[PhaseTrain] = in.spike(sh, a.VocabSize, 1, 1)
+	}
+	w.Drivers = append(Drivers{in.modelDriver(), stringDriver(RolePrecision, t.Precision), stringDriver(RoleSharding, t.ShardingStrategy),
 		boolDriver(RoleOffload, t.EnableOffload), boolDriver(RoleOptOffload, t.FSDPCPUOffload)}, sh.drivers...)
 	if in.Layout.ActorLogprob && a.ExtraParams == 0 {
 		lp := in.logprobShape(t)

@@ -1,6 +1,9 @@
 package memory
 
-import "encoding/json"
+import (
+	"encoding/json"
+	"fmt"
+)
 
 // Phase is a step of an RL iteration during which what is resident on a
 // GPU stays the same (spec/memory.md §4.1). Collocated components
@@ -27,6 +30,21 @@ func (p Phase) String() string {
 
 // MarshalJSON writes the phase's name.
 func (p Phase) MarshalJSON() ([]byte, error) { return json.Marshal(p.String()) }
+
+// UnmarshalJSON reads a phase's name, as a plan document read back has it.
+func (p *Phase) UnmarshalJSON(b []byte) error {
+	var name string
+	if err := json.Unmarshal(b, &name); err != nil {
+		return err
+	}
+	for i, n := range phaseNames {
+		if n == name {
+			*p = Phase(i)
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown memory phase %q", name)
+}
 
 // Kind says what a number is; the state kinds are exact bookkeeping, the
 // others estimates.

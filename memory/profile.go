@@ -57,6 +57,14 @@ func DefaultProfile() Profile {
 		Components: map[string]int64{}}
 }
 
+// Name names the profile in messages: the default, or its file.
+func (p Profile) Name() string {
+	if p.File == "" {
+		return "default memory profile"
+	}
+	return "memory profile " + p.File
+}
+
 // Source names where a profile value came from, for the plan's sources.
 func (p Profile) Source(key string) string {
 	if sp, ok := p.Spans[key]; ok {

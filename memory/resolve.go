@@ -89,8 +89,8 @@ func ResolveArch(s *model.MemorySettings, opt ResolveOptions) (Arch, ArchSource,
 	}
 	if a, ok := LookupTable(s.ModelPath.Value, s.ModelType.Value); ok {
 		at := s.ModelPath.Span
-		if !at.Known() {
-			at = s.ModelType.Span
+		if _, byPath := LookupTable(s.ModelPath.Value, ""); !byPath || !at.Known() {
+			at = s.ModelType.Span // found by model_type
 		}
 		return a, ArchSource{Kind: SourceTable, Name: a.Name, Span: at}, nil
 	}

@@ -23,8 +23,8 @@ var slimeModelFlags = []string{"num-layers", "hidden-size", "ffn-hidden-size", "
 // SlimeSettings maps slime's flags to the memory settings. Values that are
 // not numbers where numbers are needed are reported at their flag.
 func SlimeSettings(flags map[string]model.FlagValue) (*model.MemorySettings, model.Diagnostics) {
-	r := slimeReader{flags: flags}
-	s := &model.MemorySettings{Source: "--slime", Framework: "slime", PadVocab: true}
+	s := &model.MemorySettings{Source: "--slime", Framework: "slime", PadVocab: true, Defaults: map[string]string{}}
+	r := slimeReader{flags: flags, defaults: s.Defaults}
 	s.ModelPath = r.str("hf-checkpoint", "")
 	s.ModelArgs = map[string]model.FlagValue{}
 	for _, k := range slimeModelFlags {
@@ -54,8 +54,9 @@ func SlimeSettings(flags map[string]model.FlagValue) (*model.MemorySettings, mod
 }
 
 type slimeReader struct {
-	flags map[string]model.FlagValue
-	diags model.Diagnostics
+	flags    map[string]model.FlagValue
+	diags    model.Diagnostics
+	defaults map[string]string
 }
 
 func (r *slimeReader) trainer(t *model.TrainerSettings) {
@@ -95,6 +96,7 @@ func (r *slimeReader) engine() model.EngineSettings {
 }
 
 func (r *slimeReader) str(name, def string) model.StringFact {
+	r.defaults["--"+name] = def
 	f := model.StringFact{Value: def, Key: "--" + name}
 	if v, ok := r.flags[name]; ok {
 		f.Value, f.Set, f.Span = v.Text, true, v.Span
@@ -119,6 +121,7 @@ func flag[T any](r *slimeReader, name string, def T, want string, parse func(str
 }
 
 func (r *slimeReader) int(name string, def int) model.IntFact {
+	r.defaults["--"+name] = strconv.Itoa(def)
 	v, set, span := flag(r, name, def, fmt.Sprintf("a whole number from 0 to %d", archMax), func(s string) (int, bool) {
 		n, err := strconv.Atoi(s)
 		return n, err == nil && n >= 0 && n <= archMax
@@ -127,6 +130,7 @@ func (r *slimeReader) int(name string, def int) model.IntFact {
 }
 
 func (r *slimeReader) float(name string, def float64) model.FloatFact {
+	r.defaults["--"+name] = strconv.FormatFloat(def, 'g', -1, 64)
 	v, set, span := flag(r, name, def, "a number from 0 to 1", func(s string) (float64, bool) {
 		x, err := strconv.ParseFloat(s, 64)
 		return x, err == nil && x >= 0 && x <= 1
@@ -136,6 +140,7 @@ func (r *slimeReader) float(name string, def float64) model.FloatFact {
 
 // boolFact is a switch: present means true (argparse store_true).
 func (r *slimeReader) boolFact(name string, def bool) model.BoolFact {
+	r.defaults["--"+name] = strconv.FormatBool(def)
 	f := model.BoolFact{Value: def, Key: "--" + name}
 	if v, ok := r.flags[name]; ok {
 		f.Value, f.Set, f.Span = true, true, v.Span
@@ -146,6 +151,7 @@ func (r *slimeReader) boolFact(name string, def bool) model.BoolFact {
 // switchPair reads --name / --no-name, defaulting to def (which the
 // implying flags set: --colocate and --offload turn offloads on).
 func (r *slimeReader) switchPair(name string, def bool, implied ...model.BoolFact) model.BoolFact {
+	r.defaults["--"+name], r.defaults["--no-"+name] = strconv.FormatBool(def), strconv.FormatBool(def)
 	f := model.BoolFact{Value: def, Key: "--" + name}
 	for _, im := range implied {
 		if im.Value && im.Set {

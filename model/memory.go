@@ -46,6 +46,10 @@ type MemorySettings struct {
 	// Unread lists memory keys whose values could not be used (an
 	// interpolation rlsolve cannot resolve); their defaults stand.
 	Unread []UnreadKey
+	// Defaults holds each key's default as text (what the framework uses
+	// when the key is absent), so that a setting can be taken back to it
+	// (Unset).
+	Defaults map[string]string
 }
 
 // UnreadKey is a memory key whose value was not used, and why.

@@ -47,6 +47,16 @@ func RolloutEngines(gpus, tp, pp int) (dp, perEngine int) {
 	return dp, gpus / dp
 }
 
+// AutoActorGPUs is the AUTO actor's GPUs: every GPU of the cluster (the
+// actor runs wherever the rollout is idle).
+func AutoActorGPUs(numGPUs int) []int {
+	all := make([]int, numGPUs)
+	for i := range all {
+		all[i] = i
+	}
+	return all
+}
+
 // AutoRolloutGPUs is the AUTO rollout's GPUs: with use_pre_process_policy it
 // also takes every GPU from 0 to the actor's last.
 func AutoRolloutGPUs(actor, rollout []int, preProcess bool) []int {

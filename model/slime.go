@@ -130,6 +130,20 @@ type SlimeConfig struct {
 	// Unexpanded are the pasted command's words left for the shell to
 	// expand that may hold flags (`${SGLANG_ARGS[@]}`).
 	Unexpanded []string
+	// Flags holds every flag given, placement flags included, by name
+	// without the leading dashes (`sglang-mem-fraction-static`; a YAML
+	// key with its underscores as dashes): what GPU memory reads. A switch
+	// has Text ""; the last repetition wins, as in slime's argparse. A
+	// flag whose value the shell would expand is left out.
+	Flags map[string]FlagValue
+}
+
+// SetFlag records a flag as given (name without the leading dashes).
+func (c *SlimeConfig) SetFlag(name, text string, at Span) {
+	if c.Flags == nil {
+		c.Flags = map[string]FlagValue{}
+	}
+	c.Flags[name] = FlagValue{Text: text, Span: at}
 }
 
 // Overlay sets every value that o sets (flags given on the command line
@@ -145,6 +159,9 @@ func (c *SlimeConfig) Overlay(o *SlimeConfig) {
 		c.Inventory = o.Inventory
 	}
 	c.Unexpanded = append(c.Unexpanded, o.Unexpanded...)
+	for name, v := range o.Flags {
+		c.SetFlag(name, v.Text, v.Span)
+	}
 }
 
 // Settings are a layout's effective values: the given flags, the others at

@@ -1,6 +1,8 @@
 package pipeline_test
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,13 +31,17 @@ func TestExplainExamplesTrigger(t *testing.T) {
 		if len(e.Code) > 6 && (e.Code[5:7] == "07" || e.Code[5:7] == "08" || e.Code[5:7] == "09" || e.Code == "RLS-E0604") {
 			continue // slime, suggest, launch and topology merge test their own examples
 		}
-		if len(e.Code) > 6 && e.Code[5:7] == "10" {
-			continue // memory: proptest/memory_examples_test.go until check emits them
-		}
 		found := false
 		ovs := exampleOverrides(t, e.Example)
+		profile := ""
+		if e.Code == model.CodeMemoryInput { // its example is checked with a memory profile that cannot be used
+			profile = filepath.Join(t.TempDir(), "bad.yaml")
+			if err := os.WriteFile(profile, []byte("cuda_context: 1\n"), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
 		for _, mode := range []model.PlacementClass{model.PlacementClass(""), model.ClassModelParallel} {
-			o := pipeline.CheckBytes("example.yaml", []byte(e.Example), pipeline.Options{GPUsPerNode: -1, Class: mode, Overrides: ovs})
+			o := pipeline.CheckBytes("example.yaml", []byte(e.Example), pipeline.Options{GPUsPerNode: -1, Class: mode, Overrides: ovs, MemProfile: profile})
 			for _, d := range o.Diagnostics {
 				found = found || d.Code == e.Code
 			}

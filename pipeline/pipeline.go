@@ -34,6 +34,9 @@ type Options struct {
 	// Overrides are Hydra command-line overrides, applied to an RLinf
 	// config after its defaults list is composed.
 	Overrides grammar.Overrides
+	// ModelConfig is --model-config FILE: the model's config.json when
+	// none lies beside its path. MemProfile is --mem-profile FILE.
+	ModelConfig, MemProfile string
 }
 
 func (o *Options) defaults() {
@@ -48,12 +51,15 @@ func (o *Options) solver() solver.Options {
 
 // Outcome is everything known about one config file.
 type Outcome struct {
-	File        string
-	Config      *model.Config
-	Inventory   *model.Inventory
-	Class       model.PlacementClass
-	Result      *strategies.Result
-	Solver      *solver.Result
+	File      string
+	Config    *model.Config
+	Inventory *model.Inventory
+	Class     model.PlacementClass
+	Result    *strategies.Result
+	Solver    *solver.Result
+	// Memory is each GPU layout's memory, when memory is checked and the
+	// input is valid.
+	Memory      *rules.MemoryResult
 	Diagnostics model.Diagnostics
 	// Sources holds the inputs read (by the names spans use; the --slime
 	// string under grammar.SlimeSource), for code frames without a second
@@ -105,9 +111,12 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	if inv == nil {
 		return o
 	}
-	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})
+	mem, notes := o.memory(cfg.Memory, usedNodes(inv, cfg.NumNodes), cfg.ComponentsSpan, opt)
+	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses, Memory: mem})
 	o.Diagnostics = append(o.Diagnostics, rules.ConfigWarnings(cfg, inv)...)
-	if !o.judge(set, opt, cfg.ComponentsSpan) {
+	valid := o.judge(set, opt, cfg.ComponentsSpan)
+	o.memoryNotes(notes)
+	if !valid {
 		return o
 	}
 	res, err := strategies.Expand(cfg, inv, strategies.Options{Class: o.Class})
@@ -117,6 +126,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	}
 	o.Result = res
 	o.Diagnostics = append(o.Diagnostics, rules.PlanWarnings(cfg, res.Plan, res.Cluster.Cluster)...)
+	o.addMemory(set)
 	return o
 }
 
@@ -143,6 +153,13 @@ func load(file string, data []byte, opt Options) (o *Outcome, cfg *model.Config,
 		}
 	}
 	return o, cfg, inv
+}
+
+// addMemory records the memory of a valid input, with its warnings.
+func (o *Outcome) addMemory(set *rules.Set) {
+	if o.Memory = set.Memory(); o.Memory != nil {
+		o.Diagnostics = append(o.Diagnostics, o.Memory.Warnings...)
+	}
 }
 
 // chooseInventory picks the inventory (topology.Choose), with a note when it

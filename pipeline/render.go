@@ -1,6 +1,9 @@
 package pipeline
 
-import "github.com/rlsolve/rlsolve/render"
+import (
+	"github.com/rlsolve/rlsolve/render"
+	"github.com/rlsolve/rlsolve/rules"
+)
 
 // RenderInput is what the plan outputs are written from: the plan, the
 // inventory's nodes and groups, and the planner's worker environments;
@@ -14,7 +17,16 @@ func (o *Outcome) RenderInput() *render.Input {
 	if o.Inventory != nil {
 		in.InventorySource, in.InventoryAssumed = o.Inventory.Source, o.Inventory.Assumed
 	}
+	in.Memory = renderMemory(o.Memory)
 	return in
+}
+
+// renderMemory is what the plan outputs show of the memory.
+func renderMemory(m *rules.MemoryResult) *render.Memory {
+	if m == nil {
+		return nil
+	}
+	return &render.Memory{Model: m.Memory.Arch.Name, Source: m.Memory.Source.String(), Profile: m.Memory.Profile.Name(), Groups: m.Groups}
 }
 
 // RenderInput is RenderInput for a slime plan: its records, and the
@@ -31,6 +43,7 @@ func (so *SlimeOutcome) RenderInput() *render.Input {
 		if so.Inventory != nil {
 			in.InventorySource, in.InventoryAssumed = so.Inventory.Source, so.Inventory.Assumed
 		}
+		in.Memory = renderMemory(so.Memory)
 	}
 	return in
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/memory"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/rules"
 	"github.com/rlsolve/rlsolve/strategies"
@@ -86,11 +87,20 @@ func CheckSlimeBytes(flags, file string, data []byte, opt Options) *SlimeOutcome
 	so.Inventory = inv
 	so.Topology = model.NewSlimeTopology(inv.Nodes, StableOrder(inv.Nodes))
 	so.Topology.Span = inv.Span
-	if !so.judge(rules.Slime(cfg, so.Topology, lim.MaxTotalProcesses), opt, cfg.Span) {
+	ms, msd := memory.SlimeSettings(cfg.Flags)
+	mem, notes := so.memory(ms, inv.Nodes, cfg.Span, opt)
+	if mem != nil { // the memory flags' values matter only when memory is checked
+		so.Diagnostics = append(so.Diagnostics, msd...)
+	}
+	set := rules.Slime(cfg, so.Topology, rules.SlimeOptions{MaxBundles: lim.MaxTotalProcesses, Memory: mem})
+	valid := so.judge(set, opt, cfg.Span)
+	so.memoryNotes(notes)
+	if !valid {
 		return so
 	}
 	so.Plan = strategies.PlanSlime(cfg, so.Topology)
 	so.Diagnostics = append(so.Diagnostics, rules.SlimeWarnings(cfg, so.Topology, so.Plan.Layout)...)
+	so.addMemory(set)
 	return so
 }
 

@@ -11,8 +11,8 @@ import (
 )
 
 // FuzzCheck runs the whole check pipeline (YAML, grammar, strategies,
-// environments) on arbitrary files: it must never panic, and a plan it
-// returns must have no errors.
+// environments, GPU memory) on arbitrary files: it must never panic, and a
+// plan it returns must have no errors.
 func FuzzCheck(f *testing.F) {
 	seeds, _ := filepath.Glob(filepath.Join("..", "examples", "*", "*.yaml"))
 	for _, s := range seeds {
@@ -30,7 +30,13 @@ func FuzzCheck(f *testing.F) {
 		if cfg == nil || cfg.NumNodes <= 0 {
 			return
 		}
-		o := pipeline.CheckBytes("fuzz.yaml", data, pipeline.Options{Inventory: topology.Uniform(cfg.NumNodes, 4, "fuzz"), GPUsPerNode: -1, Limits: lim})
+		// GPUs of 40 GiB: a config that names a known model has its GPU
+		// memory checked too.
+		inv := topology.Uniform(cfg.NumNodes, 4, "fuzz")
+		for i := range inv.Nodes {
+			inv.Nodes[i].MemoryGiB = 40
+		}
+		o := pipeline.CheckBytes("fuzz.yaml", data, pipeline.Options{Inventory: inv, GPUsPerNode: -1, Limits: lim})
 		if o.Internal {
 			t.Fatalf("the solver accepted what expansion refuses: %v", o.Diagnostics)
 		}

@@ -257,3 +257,84 @@ func TestScaleConfigs(t *testing.T) {
 		t.Errorf("last cpu pool worker: %+v", p)
 	}
 }
+
+// scaleMemoryConfig is scaleConfig(g) as a whole training config whose
+// model rlsolve knows (Qwen2.5-7B, an FSDP actor): with memory_gib in the
+// inventory, check also judges GPU memory.
+func scaleMemoryConfig(g int) []byte {
+	return append(scaleConfig(g), `runner:
+  seq_length: 4096
+rollout:
+  gpu_memory_utilization: 0.6
+  model:
+    model_path: /models/Qwen2.5-7B-Instruct
+actor:
+  training_backend: fsdp
+  micro_batch_size: 1
+  model:
+    precision: bf16
+  fsdp_config:
+    gradient_checkpointing: true
+`...)
+}
+
+// memoryInventory is topology.Uniform's nodes of 8 GPUs with gib GiB each
+// (0: no memory_gib).
+func memoryInventory(g int, gib float64) *model.Inventory {
+	inv := topology.Uniform(g/scaleGPUsPerNode, scaleGPUsPerNode, "bench")
+	for i := range inv.Nodes {
+		inv.Nodes[i].MemoryGiB = gib
+	}
+	return inv
+}
+
+// BenchmarkCheckMemory is check of scaleMemoryConfig at 1,024 and 8,192
+// GPUs, without memory_gib (memory not checked) and with it (the memory
+// rule judges every GPU layout): the difference is the memory rule's cost.
+func BenchmarkCheckMemory(b *testing.B) {
+	for _, g := range []int{1024, 8192} {
+		for _, gib := range []float64{0, 80} {
+			b.Run(fmt.Sprintf("gpus=%d/memory_gib=%g", g, gib), func(b *testing.B) {
+				data, inv := scaleMemoryConfig(g), memoryInventory(g, gib)
+				opt := pipeline.Options{Inventory: inv, GPUsPerNode: -1, Class: model.ClassHybrid}
+				b.ReportAllocs()
+				cpu0, cpuOK := processCPU()
+				for b.Loop() {
+					o := pipeline.CheckBytes("bench.yaml", data, opt)
+					if o.Diagnostics.HasErrors() || (o.Memory != nil) != (gib > 0) {
+						b.Fatalf("memory %v: %v", o.Memory != nil, o.Diagnostics)
+					}
+				}
+				if cpu1, ok := processCPU(); ok && cpuOK && b.N > 0 {
+					b.ReportMetric(float64(cpu1-cpu0)/float64(b.N), "cpu-ns/op")
+				}
+			})
+		}
+	}
+}
+
+// TestScaleMemoryConfig keeps BenchmarkCheckMemory honest: the config is
+// valid, its memory is checked with memory_gib (every GPU in a layout) and
+// not without.
+func TestScaleMemoryConfig(t *testing.T) {
+	g := 64
+	for _, gib := range []float64{0, 80} {
+		o := pipeline.CheckBytes("bench.yaml", scaleMemoryConfig(g), pipeline.Options{Inventory: memoryInventory(g, gib), GPUsPerNode: -1, Class: model.ClassHybrid})
+		if o.Diagnostics.HasErrors() || o.Result == nil {
+			t.Fatalf("memory_gib %g: %v", gib, o.Diagnostics)
+		}
+		if gib == 0 {
+			if o.Memory != nil {
+				t.Error("memory checked without memory_gib")
+			}
+			continue
+		}
+		n := 0
+		for _, grp := range o.Memory.Groups {
+			n += grp.GPUCount()
+		}
+		if o.Memory == nil || n != g {
+			t.Errorf("memory of %d GPUs, want %d", n, g)
+		}
+	}
+}

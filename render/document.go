@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/memory"
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -18,8 +19,21 @@ type Document struct {
 	Components    map[string]DocComponent `json:"components"`
 	Order         []string                `json:"component_order"`
 	// Slime is the placement group and port plan of a slime layout.
-	Slime       *SlimeLayout          `json:"slime,omitempty"`
+	Slime *SlimeLayout `json:"slime,omitempty"`
+	// Memory is the GPU memory of each GPU layout, when the inventory
+	// gives memory_gib and the model is known.
+	Memory      *DocMemory            `json:"memory,omitempty"`
 	Diagnostics []diag.JSONDiagnostic `json:"diagnostics"`
+}
+
+// DocMemory is the plan's GPU memory: one entry per GPU layout (the GPUs
+// with the same capacity and components), with every number's parts and
+// their sources.
+type DocMemory struct {
+	Model              string         `json:"model"`
+	ArchitectureSource string         `json:"architecture_source"`
+	Profile            string         `json:"profile"`
+	GPUs               []memory.Group `json:"gpus"`
 }
 
 // DocInventory says where the hardware came from.
@@ -112,6 +126,12 @@ func (in *Input) head() (*Document, error) {
 			return nil, err
 		}
 		d.Slime = l
+	}
+	if m := in.Memory; m != nil {
+		d.Memory = &DocMemory{Model: m.Model, ArchitectureSource: m.Source, Profile: m.Profile, GPUs: m.Groups}
+		if d.Memory.GPUs == nil {
+			d.Memory.GPUs = []memory.Group{}
+		}
 	}
 	return d, nil
 }

@@ -71,6 +71,7 @@ func (pic *picture) pageData() ([]byte, error) {
 	type cellData struct {
 		Title   string `json:"title"`
 		Workers []int  `json:"workers"`
+		Memory  string `json:"memory,omitempty"`
 	}
 	data := struct {
 		Title      string     `json:"title"`
@@ -86,7 +87,7 @@ func (pic *picture) pageData() ([]byte, error) {
 	add := func(rw *row) {
 		for k := range rw.cells {
 			c := &rw.cells[k]
-			cd := cellData{Title: rw.lines[0] + " · " + c.label + " · " + rw.lines[1], Workers: []int{}}
+			cd := cellData{Title: rw.lines[0] + " · " + c.label + " · " + rw.lines[1], Workers: []int{}, Memory: pic.cellMemoryText(rw, c)}
 			for _, e := range c.entries {
 				cd.Workers = append(cd.Workers, e.workers...)
 			}
@@ -137,6 +138,7 @@ main { padding: 8px; }
 #tip .vis { color: #0a3069; }
 #tip pre { margin: 2px 0 0; white-space: pre-wrap; color: #424a53; }
 #tip .note { color: #59636e; font-style: italic; margin-top: 4px; }
+#tip .mem { color: #0a3069; margin-bottom: 4px; }
 `
 
 // pageJS builds the hover panel and the search results with textContent
@@ -197,6 +199,7 @@ const pageJS = `(function () {
     if (t.hasAttribute("data-cell")) {
       var c = data.cells[+t.getAttribute("data-cell")];
       fill(c.title, c.workers);
+      if (c.memory) tip.insertBefore(el("div", "mem", c.memory), tip.children[1] || null);
     } else {
       var id = +t.getAttribute("data-worker"), w = data.workers[id];
       fill(w.component + " rank " + w.rank + " holds " + w.devices, [id]);

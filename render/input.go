@@ -3,6 +3,7 @@ package render
 import (
 	"fmt"
 
+	"github.com/rlsolve/rlsolve/memory"
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -26,6 +27,18 @@ type Input struct {
 	Diagnostics      model.Diagnostics
 	// Slime is the layout behind a slime plan; nil for RLinf.
 	Slime *Slime
+	// Memory is each GPU layout's memory; nil when memory is not checked.
+	Memory *Memory
+}
+
+// Memory is a plan's GPU memory: the model and where its architecture
+// came from, the profile, and one report per GPU layout (identical GPUs
+// grouped).
+type Memory struct {
+	Model   string
+	Source  string
+	Profile string
+	Groups  []memory.Group
 }
 
 // Workers is what the planner knows of each worker beyond its placement

@@ -376,7 +376,7 @@ func fill(rng *rand.Rand, v reflect.Value) {
 		if rng.IntN(4) > 0 {
 			v.SetString(randString(rng))
 		}
-	case reflect.Int:
+	case reflect.Int, reflect.Int64:
 		v.SetInt(int64(rng.IntN(2_000_000) - 1000))
 		if rng.IntN(8) == 0 {
 			v.SetInt(int64(rng.Uint64()))

@@ -98,6 +98,7 @@ type cell struct {
 	kind    cellKind
 	label   string // GPU 3, Franka 0, CPU
 	block   int    // 0 GPUs, 1.. robot types, last CPU: blocks are spaced apart
+	gpu     int    // a GPU's index on its node
 	entries []entry
 	x       float64
 	id      int // index in the picture's cell list
@@ -154,6 +155,8 @@ type picture struct {
 	top        float64 // the height of the title, legend and overview
 	envOmitted bool
 	cells      int // how many cells have ids
+	// mem is the GPUs' memory, nil when not checked.
+	mem *memIndex
 }
 
 // build lays the plan out.
@@ -162,7 +165,7 @@ func build(in *Input, opt Options) (*picture, error) {
 		return nil, errors.New("render: no plan to draw (the config has errors)")
 	}
 	c, plan := in.Cluster, in.Plan
-	pic := &picture{title: opt.Title, nodes: len(c.Nodes)}
+	pic := &picture{title: opt.Title, nodes: len(c.Nodes), mem: newMemIndex(in.Memory)}
 	if pic.title == "" {
 		pic.title = "rlsolve plan"
 	}
@@ -185,7 +188,7 @@ func build(in *Input, opt Options) (*picture, error) {
 	pic.rows = rows
 	pic.group()
 	pic.width = max(maxX+margin, 640, overviewWidth())
-	pic.top = float64(margin) + 44 + float64(len(pic.comps))*legendLine + 8 + pic.overviewHeight()
+	pic.top = float64(margin) + 44 + float64(len(pic.comps))*legendLine + 8 + pic.overviewHeight() + pic.memoryHeight()
 	return pic, nil
 }
 
@@ -202,7 +205,7 @@ func newRows(c *model.Cluster, plan *model.Plan) []row {
 	for n := range c.Nodes {
 		rw := row{node: n, nodes: 1, lines: nodeLabel(c, n)}
 		for g := 0; g < c.Nodes[n].AccelCount; g++ {
-			rw.cells = append(rw.cells, cell{kind: kindGPU, label: "GPU " + strconv.Itoa(g), block: 0})
+			rw.cells = append(rw.cells, cell{kind: kindGPU, label: "GPU " + strconv.Itoa(g), block: 0, gpu: g})
 		}
 		types := sortedKeys(c.Robots(n))
 		for ti, t := range types {

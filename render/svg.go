@@ -84,7 +84,9 @@ func (pic *picture) header(b *bytes.Buffer) {
 		fmt.Fprintf(b, `<text x="%d" y="%s"><tspan font-weight="bold">%s</tspan><tspan fill="%s"> %s</tspan></text></g>`+"\n",
 			margin+34, num(ly+10), esc(c.name), mutedColor, esc(c.summary))
 	}
-	pic.overview(b, y+float64(len(pic.comps))*legendLine+8)
+	y += float64(len(pic.comps))*legendLine + 8
+	pic.overview(b, y)
+	pic.memoryBand(b, y+pic.overviewHeight())
 }
 
 // overview draws the band: per component, a strip of the cluster's nodes
@@ -180,6 +182,7 @@ func (pic *picture) cell(b *bytes.Buffer, rw *row, c *cell, cy, ch float64, titl
 	if len(c.entries) == 0 {
 		fmt.Fprintf(b, `<text x="%s" y="%s" fill="%s" font-style="italic">free</text>`, num(c.x+7), num(cy+headerH+lineH-4), mutedColor)
 	}
+	pic.cellMemory(b, rw, c, cy, ch)
 	for i, e := range c.entries {
 		ey := cy + headerH + float64(i)*lineH
 		if i == maxEntries-1 && len(c.entries) > maxEntries {
@@ -252,6 +255,9 @@ func (pic *picture) cellTitle(rw *row, c *cell) string {
 	}
 	if shown == 0 {
 		s.WriteString("\nfree")
+	}
+	if m := pic.cellMemoryText(rw, c); m != "" {
+		s.WriteString("\n" + m)
 	}
 	return s.String()
 }

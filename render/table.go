@@ -40,7 +40,7 @@ func WriteTable(w io.Writer, in *Input) error {
 			return err
 		}
 	}
-	return nil
+	return writeMemoryTable(w, in.Memory)
 }
 
 // hostOrIP names a node: its host name, else its address.
@@ -143,7 +143,7 @@ func writeSlimeTable(w io.Writer, in *Input) error {
 			return err
 		}
 	}
-	return nil
+	return writeMemoryTable(w, in.Memory)
 }
 
 // intsText is a run as first-last, else the list.

@@ -92,6 +92,10 @@ func (w *walker) document(d *Document, rs records) error {
 		em.field("slime")
 		w.slimeLayout(d.Slime)
 	}
+	if d.Memory != nil {
+		em.field("memory")
+		w.memory(d.Memory)
+	}
 	em.field("diagnostics")
 	w.diagnostics(d.Diagnostics)
 	em.endObject()

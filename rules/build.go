@@ -15,6 +15,8 @@ type Options struct {
 	// Solving judges what a config places around its requirements: solve
 	// places those, so they are not refused.
 	Solving bool
+	// Memory, when set, adds the GPU memory rule (NewMemory).
+	Memory *Memory
 }
 
 func (o *Options) defaults() {
@@ -70,6 +72,9 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 	}
 	if opt.Class != model.ClassHybrid && opt.Class != model.ClassBase && opt.Class != "" && !brokenMP(cfg) {
 		b.mpRules()
+	}
+	if opt.Memory != nil && cfg.Memory != nil {
+		b.memoryRules()
 	}
 	return b.set
 }

@@ -72,6 +72,17 @@ func (x *entryView) fact(si int) int  { return x.b.fs.segment[x.ei][si] }
 // checks `only` selects; it also returns the entry's parts when they are
 // valid.
 func (b *builder) entry(ei int, p Present, only int) (*Violation, []model.Part) {
+	x, v := b.evalEntry(ei, p, only)
+	if x == nil || v != nil {
+		return v, nil
+	}
+	return nil, x.parts
+}
+
+// evalEntry evaluates entry ei as entry does; the view is nil when the entry
+// has no part present or an evaluation stopped, and holds the groups it
+// resolves against and its processes when it holds.
+func (b *builder) evalEntry(ei int, p Present, only int) (*entryView, *Violation) {
 	x := &entryView{b: b, ei: ei, e: &b.cfg.Components[ei], only: only, ng: -1, labels: []string{"cluster"}, roles: map[int]string{}}
 	x.who = names(x.e)
 	segs := x.present(p)
@@ -87,20 +98,20 @@ func (b *builder) entry(ei int, p Present, only int) (*Violation, []model.Part) 
 		if !x.order() {
 			return nil, nil
 		}
-		return x.unknownGroup(missing), nil
+		return nil, x.unknownGroup(missing)
 	}
 	x.r = r
 	if v := x.mixedGroups(); v != nil {
-		return v, nil
+		return nil, v
 	}
 	v, stop := x.readParts(segs)
 	if v != nil || stop {
-		return v, nil
+		return nil, v
 	}
 	if v := x.processes(); v != nil {
-		return v, nil
+		return nil, v
 	}
-	return nil, x.parts
+	return x, nil
 }
 
 // present lists the segments the evaluation looks at.

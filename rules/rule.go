@@ -87,6 +87,8 @@ type Set struct {
 	Anchor model.Span
 	// Noun names the facts in messages: "facts", or "flags" for slime.
 	Noun string
+	// memory is the memory rule's evaluation of the input (Set.Memory).
+	memory *memRule
 }
 
 func (s *Set) add(f Fact) int {

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"maps"
 	"strconv"
 	"strings"
 
@@ -46,6 +47,7 @@ type slimeRule struct {
 type slimeSession struct {
 	cfg *model.SlimeConfig
 	t   *model.SlimeTopology
+	opt SlimeOptions
 	// maxBundles bounds the placement group rlsolve expands.
 	maxBundles int
 	set        *Set
@@ -53,13 +55,22 @@ type slimeSession struct {
 	keyOf      []model.SlimeKey
 }
 
-// Slime is the rule set of a slime layout on the stable order t; a layout
-// of more than maxBundles GPUs (0: 4M) is refused before it is expanded.
-func Slime(cfg *model.SlimeConfig, t *model.SlimeTopology, maxBundles int) *Set {
+// SlimeOptions bound a slime rule set and add its memory rule.
+type SlimeOptions struct {
+	// MaxBundles refuses a layout of more GPUs before it is expanded (0:
+	// 4M).
+	MaxBundles int
+	// Memory, when set, adds the GPU memory rule (NewMemory).
+	Memory *Memory
+}
+
+// Slime is the rule set of a slime layout on the stable order t.
+func Slime(cfg *model.SlimeConfig, t *model.SlimeTopology, opt SlimeOptions) *Set {
+	maxBundles := opt.MaxBundles
 	if maxBundles <= 0 {
 		maxBundles = 4 << 20
 	}
-	s := &slimeSession{cfg: cfg, t: t, maxBundles: maxBundles, set: &Set{Anchor: cfg.Span, Noun: "flags"}}
+	s := &slimeSession{cfg: cfg, t: t, opt: opt, maxBundles: maxBundles, set: &Set{Anchor: cfg.Span, Noun: "flags"}}
 	for k := range model.SlimeNumKeys {
 		s.factOf[k] = -1
 		if v := cfg.Values[k]; v.Set {
@@ -77,6 +88,9 @@ func Slime(cfg *model.SlimeConfig, t *model.SlimeTopology, maxBundles int) *Set 
 		r := r
 		s.set.Rules = append(s.set.Rules, &Instance{Rule: &Rule{Name: r.name, Codes: []string{r.code}}, Name: r.name, Reads: reads,
 			Check: func(p Present) *Violation { return s.violation(r.check(s.settings(p))) }})
+	}
+	if opt.Memory != nil {
+		s.memoryRules()
 	}
 	return s.set
 }
@@ -477,11 +491,12 @@ func (s *slimeSession) violation(v *slimeViolation) *Violation {
 		f := f
 		out.Fixes = append(out.Fixes, func() (model.Fix, *Set, bool) {
 			edited := *s.cfg
+			edited.Flags = maps.Clone(s.cfg.Flags)
 			fix, ok := s.applyFix(&edited, f)
 			if !ok {
 				return model.Fix{}, nil, false
 			}
-			return fix, Slime(&edited, s.t, s.maxBundles), true
+			return fix, Slime(&edited, s.t, s.opt), true
 		})
 	}
 	return out
@@ -497,6 +512,9 @@ func (s *slimeSession) applyFix(cfg *model.SlimeConfig, f slimeFix) (model.Fix, 
 			return model.Fix{}, false
 		}
 		cfg.Values[f.key] = model.SlimeValue{}
+		for _, name := range flagNames(info) {
+			delete(cfg.Flags, name)
+		}
 		if yaml && info.Bool {
 			return model.Fix{Message: fmt.Sprintf("set `%s: false`", info.Key), Edits: []model.Edit{{Span: old.ValueSpan, NewText: "false"}}}, true
 		}
@@ -510,6 +528,10 @@ func (s *slimeSession) applyFix(cfg *model.SlimeConfig, f slimeFix) (model.Fix, 
 	}
 	cfg.Values[f.key] = model.SlimeValue{Set: true, Value: f.value, Span: old.Span, ValueSpan: old.ValueSpan}
 	text := strconv.Itoa(f.value)
+	for _, name := range flagNames(info)[1:] {
+		delete(cfg.Flags, name)
+	}
+	cfg.SetFlag(flagNames(info)[0], text, old.Span)
 	switch {
 	case old.Set && yaml:
 		return model.Fix{Message: fmt.Sprintf("use `%s: %d`", info.Key, f.value), Edits: []model.Edit{{Span: old.ValueSpan, NewText: text}}}, true

@@ -119,7 +119,11 @@ func describe(set *rules.Set, c conflict, found int, opt Options, deadline time.
 			d.Labels = append(d.Labels, model.Label{Span: set.Facts[f].Span, Message: role(f)})
 		}
 	}
-	d.Labels = append(d.Labels, v.Extra...)
+	for _, l := range v.Extra {
+		if !labelled(d, l.Span) { // context already shown as a fact
+			d.Labels = append(d.Labels, l)
+		}
+	}
 	if len(c.facts) >= 2 && d.Why == "" {
 		d.Why = fmt.Sprintf("These %d %s cannot all hold; dropping any one of them removes this conflict.", len(c.facts), set.Noun)
 	}
@@ -127,6 +131,19 @@ func describe(set *rules.Set, c conflict, found int, opt Options, deadline time.
 		d.Help = verifiedFixes(v, d, found, opt, deadline)
 	}
 	return d
+}
+
+// labelled reports whether the diagnostic already points at sp.
+func labelled(d model.Diagnostic, sp model.Span) bool {
+	if d.Primary == sp {
+		return true
+	}
+	for _, l := range d.Labels {
+		if l.Span == sp {
+			return true
+		}
+	}
+	return false
 }
 
 // pickPrimary is the violation's primary fact when it is in the conflict,

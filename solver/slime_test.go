@@ -97,7 +97,7 @@ func TestSlimeMinimalConflicts(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			cfg := slimeFlags(t, c.cfg...)
-			res, err := Check(rules.Slime(cfg, c.topo, 0), Options{})
+			res, err := Check(rules.Slime(cfg, c.topo, rules.SlimeOptions{}), Options{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestSlimeMinimalConflicts(t *testing.T) {
 
 func hasCode(t *testing.T, cfg *model.SlimeConfig, tp *model.SlimeTopology, code string) bool {
 	t.Helper()
-	res, err := Check(rules.Slime(cfg, tp, 0), Options{NoFixes: true})
+	res, err := Check(rules.Slime(cfg, tp, rules.SlimeOptions{}), Options{NoFixes: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -156,7 +156,7 @@ func hasCode(t *testing.T, cfg *model.SlimeConfig, tp *model.SlimeTopology, code
 // fixes are kept only when they remove the conflict.
 func TestSlimeIndependentConflictsAndFixes(t *testing.T) {
 	cfg := slimeFlags(t, model.SlimeColocate, 1, model.SlimeRolloutNumGPUs, 6, model.SlimeRolloutGPUsPerEngine, 4, model.SlimePrefillServers, 2)
-	res, err := Check(rules.Slime(cfg, topo(1, 8), 0), Options{})
+	res, err := Check(rules.Slime(cfg, topo(1, 8), rules.SlimeOptions{}), Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func TestSlimeIndependentConflictsAndFixes(t *testing.T) {
 	}
 	// A missing flag is added at the end of the string.
 	cfg = slimeFlags(t, model.SlimeRolloutOnly, 1, model.SlimeRolloutNumGPUs, 4, model.SlimeRolloutGPUsPerEngine, 4)
-	res, _ = Check(rules.Slime(cfg, topo(2, 2), 0), Options{})
+	res, _ = Check(rules.Slime(cfg, topo(2, 2), rules.SlimeOptions{}), Options{})
 	if len(res.Diagnostics) != 1 || res.Diagnostics[0].Primary != cfg.End || len(res.Diagnostics[0].Help) != 1 ||
 		res.Diagnostics[0].Help[0].Edits[0].NewText != " --num-gpus-per-node 2" {
 		t.Errorf("%+v", res.Diagnostics)
@@ -186,7 +186,7 @@ func TestSlimeIndependentConflictsAndFixes(t *testing.T) {
 
 func TestSlimeValidHasNoConflict(t *testing.T) {
 	cfg := slimeFlags(t, model.SlimeActorNumNodes, 2, model.SlimeActorGPUsPerNode, 8, model.SlimeRolloutNumGPUs, 8, model.SlimeRolloutGPUsPerEngine, 2)
-	res, err := Check(rules.Slime(cfg, topo(3, 8), 0), Options{})
+	res, err := Check(rules.Slime(cfg, topo(3, 8), rules.SlimeOptions{}), Options{})
 	if err != nil || len(res.Diagnostics) != 0 {
 		t.Fatalf("%v %+v", err, res.Diagnostics)
 	}

@@ -60,11 +60,7 @@ func modelParallel(cfg *model.Config, c *Cluster, plan *model.Plan, class model.
 		packed(inferName, hw(inferName), 1, 1)
 		packed("critic_inference", hw("critic_inference"), 1, 1)
 	case model.ModeAuto:
-		all := make([]int, c.NumAccelerators())
-		for i := range all {
-			all[i] = i
-		}
-		packed("actor", all, 1, 1)
+		packed("actor", model.AutoActorGPUs(c.NumAccelerators()), 1, 1)
 		if err := engines(model.AutoRolloutGPUs(actor, rollout, mp.UsePreProcessPolicy.Value)); err != nil {
 			return mode, err
 		}

@@ -48,7 +48,7 @@ func actorWhere(t *testing.T, r *SlimeResult) []where {
 // solver) and expands it when valid, with the warnings on its plan.
 func slimeCheck(t *testing.T, cfg *model.SlimeConfig, topo *model.SlimeTopology) (*SlimeResult, model.Diagnostics) {
 	t.Helper()
-	res, err := solver.Check(rules.Slime(cfg, topo, 0), solver.Options{NoFixes: true})
+	res, err := solver.Check(rules.Slime(cfg, topo, rules.SlimeOptions{}), solver.Options{NoFixes: true})
 	if err != nil {
 		t.Fatal(err)
 	}

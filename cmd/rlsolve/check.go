@@ -122,7 +122,7 @@ func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources
 	class, _ := in.class()
 	var outs []*pipeline.Outcome
 	for _, f := range files {
-		o, _ := pipeline.Check(f, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source, Overrides: in.overrides})
+		o, _ := pipeline.Check(f, command, in.options(inv, class, source))
 		for name, text := range o.Sources {
 			src.Files[name] = text
 		}

@@ -25,7 +25,9 @@ type inputFlags struct {
 	// overrides are the Hydra overrides among the arguments (key=value,
 	// +key=value, ++key=value, ~key), applied to each config after it is
 	// composed.
-	overrides grammar.Overrides
+	overrides   grammar.Overrides
+	modelConfig string // --model-config: the model's config.json
+	memProfile  string // --mem-profile: the memory profile
 }
 
 // files splits the arguments into config files and Hydra overrides, as
@@ -61,8 +63,10 @@ func (f *inputFlags) sources() diag.Sources {
 }
 
 func (f *inputFlags) register(c *cobra.Command) {
-	if n := c.Name(); n == "check" || n == "plan" { // the commands that read slime layouts
+	if n := c.Name(); n == "check" || n == "plan" { // the commands that read slime layouts and check memory
 		c.Flags().StringVar(&f.slime, "slime", "", "a slime layout given by its placement `FLAGS` ('--actor-num-nodes 2 --rollout-num-gpus 8 ...') or a pasted launch command; @FILE reads it from a file, @- from standard input; FILE is then optional")
+		c.Flags().StringVar(&f.modelConfig, "model-config", "", "the model's Hugging Face config.json `FILE`, for GPU memory when none lies beside the model path")
+		c.Flags().StringVar(&f.memProfile, "mem-profile", "", "memory profile `FILE` (key: value lines) overriding the per-process residue and thresholds of the GPU memory check")
 	}
 	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes")
 	f.gpusPerNode = -1
@@ -109,10 +113,17 @@ func (f *inputFlags) slimeCommand() (text, source string, bad *pipeline.Outcome)
 	return text, source, nil
 }
 
+// options are the pipeline's options from the flags, with the inventory
+// read once and where a --slime command came from.
+func (f *inputFlags) options(inv *model.Inventory, class model.PlacementClass, slimeSource string) pipeline.Options {
+	return pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Class: class, SolverBudget: f.budget, SlimeSource: slimeSource,
+		Overrides: f.overrides, ModelConfig: f.modelConfig, MemProfile: f.memProfile}
+}
+
 // analyze runs the whole pipeline on one config file.
 func (f *inputFlags) analyze(file string, inv *model.Inventory) *pipeline.Outcome {
 	class, _ := f.class()
-	return pipeline.CheckFile(file, pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Class: class, SolverBudget: f.budget, Overrides: f.overrides})
+	return pipeline.CheckFile(file, f.options(inv, class, ""))
 }
 
 // optionalInt is an int flag whose unset value (-1) is not shown as a

@@ -6,7 +6,6 @@ import (
 
 	"github.com/rlsolve/rlsolve/diag"
 	rlexec "github.com/rlsolve/rlsolve/exec"
-	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
 	"github.com/spf13/cobra"
@@ -123,7 +122,7 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
 		return exitFor([]*pipeline.Outcome{bad}, in.strict)
 	}
-	o, so := pipeline.Check(file, command, planOptions(in, class, inv, source))
+	o, so := pipeline.Check(file, command, in.options(inv, class, source))
 	format, err := planFormat(output, component, so != nil)
 	if err != nil {
 		return err
@@ -133,11 +132,6 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 		return err
 	}
 	return writePlan(os.Stdout, input, format, file, component, rank)
-}
-
-// planOptions are the pipeline's options from the input flags.
-func planOptions(in *inputFlags, class model.PlacementClass, inv *model.Inventory, slimeSource string) pipeline.Options {
-	return pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: slimeSource, Overrides: in.overrides}
 }
 
 // planned prints a checked config's diagnostics and returns its plan, or

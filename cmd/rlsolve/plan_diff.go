@@ -45,7 +45,7 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 		if file == "-" {
 			names[i] = "<stdin>"
 		}
-		if plans[i], err = diffSide(in, file, names[i], planOptions(in, class, inv, "")); err != nil {
+		if plans[i], err = diffSide(in, file, names[i], in.options(inv, class, "")); err != nil {
 			return err
 		}
 	}

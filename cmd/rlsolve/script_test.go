@@ -118,19 +118,29 @@ func cmdUnescape(ts *testscript.TestScript, neg bool, args []string) {
 	ts.Check(os.WriteFile(ts.MkAbs(args[1]), []byte(out.String()), 0o666))
 }
 
-// cmdReadmeOutput is `readme-output README DST`: copy the command output an
-// example's README shows (the lines between the `$ rlsolve ...` line and the
-// `$ echo $?` line of its code block) to DST, to compare with cmp.
+// cmdReadmeOutput is `readme-output README [N] DST`: copy the command
+// output an example's README shows (the lines between the `$ rlsolve ...`
+// line and the `$ echo $?` line of its code block; with N, of its N-th
+// `$ rlsolve` command, counted from 1) to DST, to compare with cmp.
 func cmdReadmeOutput(ts *testscript.TestScript, neg bool, args []string) {
-	if neg || len(args) != 2 {
-		ts.Fatalf("usage: readme-output README DST")
+	if neg || len(args) != 2 && len(args) != 3 {
+		ts.Fatalf("usage: readme-output README [N] DST")
+	}
+	want := 0 // every command's output
+	if len(args) == 3 {
+		n, err := strconv.Atoi(args[1])
+		if err != nil || n < 1 {
+			ts.Fatalf("readme-output: N must be a command's number from 1, not %q", args[1])
+		}
+		want, args = n, []string{args[0], args[2]}
 	}
 	var out []string
-	in := false
+	in, cmd := false, 0
 	for _, line := range strings.Split(ts.ReadFile(args[0]), "\n") {
 		switch {
 		case strings.HasPrefix(line, "$ rlsolve "):
-			in = true
+			cmd++
+			in = want == 0 || cmd == want
 		case strings.HasPrefix(line, "$ echo $?"):
 			in = false
 		case in:

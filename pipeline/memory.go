@@ -1,0 +1,75 @@
+package pipeline
+
+import (
+	"errors"
+
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/memory"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
+)
+
+// memory decides whether GPU memory is checked for settings s on nodes
+// (rules.NewMemory), with --model-config and --mem-profile; its errors go
+// to the outcome, its notes are returned for memoryNotes. It returns nil
+// when memory is not checked. A --mem-profile that cannot be used is
+// reported whether or not memory is checked.
+func (o *Outcome) memory(s *model.MemorySettings, nodes []model.Node, anchor model.Span, opt Options) (*rules.Memory, model.Diagnostics) {
+	mo := rules.MemoryOptions{ModelConfig: opt.ModelConfig}
+	if opt.MemProfile != "" {
+		data, d := grammar.ReadFile(opt.MemProfile, opt.Limits)
+		if d != nil {
+			o.Diagnostics = append(o.Diagnostics, *d)
+			o.IOError = true
+			return nil, nil
+		}
+		o.Sources[opt.MemProfile] = data
+		prof, err := memory.ParseProfile(opt.MemProfile, data)
+		var bad *memory.InputError
+		switch {
+		case errors.As(err, &bad):
+			o.Diagnostics = append(o.Diagnostics, bad.Diagnostic())
+			return nil, nil
+		case err != nil:
+			o.Diagnostics.Errorf(model.CodeMemoryInput, model.Span{File: opt.MemProfile}, "", "%v", err)
+			return nil, nil
+		}
+		mo.Profile = &prof
+	}
+	if s == nil {
+		return nil, nil
+	}
+	mem, ds := rules.NewMemory(s, nodes, anchor, mo)
+	var notes model.Diagnostics
+	for _, d := range ds {
+		if d.Severity == model.SeverityNote {
+			notes = append(notes, d)
+		} else {
+			o.Diagnostics = append(o.Diagnostics, d)
+		}
+	}
+	return mem, notes
+}
+
+// memoryNotes says whether and how memory was checked, unless the
+// placement itself has errors: memory is judged only on a placement that
+// holds.
+func (o *Outcome) memoryNotes(notes model.Diagnostics) {
+	for _, d := range o.Diagnostics {
+		if d.Severity == model.SeverityError && !isMemoryCode(d.Code) {
+			return
+		}
+	}
+	o.Diagnostics = append(o.Diagnostics, notes...)
+}
+
+// isMemoryCode reports whether a code is GPU memory's (RLS-E10.., W10..).
+func isMemoryCode(code string) bool { return len(code) > 6 && code[5:7] == "10" }
+
+// usedNodes are the nodes a config with num_nodes n runs on.
+func usedNodes(inv *model.Inventory, n int) []model.Node {
+	if n > 0 && n <= len(inv.Nodes) {
+		return inv.Nodes[:n]
+	}
+	return inv.Nodes
+}

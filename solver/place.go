@@ -115,7 +115,14 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	}
 	in := newInstance(sp, false)
 	o := &optimizer{in: in, opt: opt, deadline: deadline}
-	switch st := o.try(); st {
+	st := unknown
+	if guess, ok := in.guess(); ok {
+		st = o.try(guess...)
+	}
+	if st != sat {
+		st = o.try()
+	}
+	switch st {
 	case unsat:
 		res.Diagnostics, res.Cores = explain(sp, opt, deadline)
 	case unknown:

@@ -18,7 +18,7 @@ func (in *instance) movedWorkers(prev map[string][]Worker) []z.Lit {
 	for i, d := range in.sp.Demands {
 		workers := previousOf(prev, d.Name)
 		v := in.rootVars(i)
-		if v == nil || len(workers) == 0 || d.Type == "" && len(workers) > 0 && d.Whole > 0 {
+		if v == nil || len(workers) == 0 {
 			continue
 		}
 		share, perDevice := in.share(d)
@@ -68,12 +68,16 @@ func (in *instance) share(d *rules.Demand) (share, perDevice int) {
 // worker cannot keep them).
 func (v *demandVars) positions(w Worker) []int {
 	for b, blk := range v.blocks {
-		if blk.Node != w.Node || len(w.Devices) == 0 {
+		devices := w.Devices
+		if blk.Type == "" && len(devices) == 0 {
+			devices = []int{0} // a node placement: the node is the device
+		}
+		if blk.Node != w.Node || len(devices) == 0 {
 			continue
 		}
 		var out []int
-		for k, l := range w.Devices {
-			if l < 0 || l >= blk.Cap || k > 0 && l != w.Devices[k-1]+1 {
+		for k, l := range devices {
+			if l < 0 || l >= blk.Cap || k > 0 && l != devices[k-1]+1 {
 				return nil
 			}
 			out = append(out, v.pos[b]+l)

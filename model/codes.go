@@ -18,6 +18,7 @@ const (
 	CodeProcessLimit     = "RLS-E0111" // more processes than rlsolve expands
 	CodeSolverBudget     = "RLS-E0112" // the solver ran out of its time budget
 	CodeInternal         = "RLS-E0113" // an internal error: a bug in rlsolve
+	CodePolicy           = "RLS-E0114" // a `# rlsolve:` comment or .rlsolve.yaml setting is malformed
 
 	CodeRankSyntax         = "RLS-E0201" // a rank spec or placement part is malformed
 	CodeRankReversed       = "RLS-E0202" // a range's end is below its start

@@ -5,10 +5,13 @@
 package pipeline
 
 import (
+	"io"
+	"strings"
 	"time"
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/policy"
 	"github.com/rlsolve/rlsolve/rules"
 	"github.com/rlsolve/rlsolve/solver"
 	"github.com/rlsolve/rlsolve/strategies"
@@ -34,6 +37,12 @@ type Options struct {
 	// Overrides are Hydra command-line overrides, applied to an RLinf
 	// config after its defaults list is composed.
 	Overrides grammar.Overrides
+	// Stdin is read for the file name "-" (grammar.StdinName in spans).
+	Stdin io.Reader
+	// Policy is the command line's allow, deny, strict and quiet settings;
+	// when set, the .rlsolve.yaml beside the config is read too. A
+	// config's own `# rlsolve:` comments apply either way.
+	Policy *policy.Policy
 }
 
 func (o *Options) solver() solver.Options {
@@ -58,12 +67,13 @@ type Outcome struct {
 	// Budget is set when the solver ran out of time, Internal when
 	// expansion broke an invariant (exit 3 both).
 	Budget, Internal bool
+	// Allowed counts the diagnostics the policy dropped.
+	Allowed int
 }
 
-// Failed reports whether the outcome fails a check.
-func (o *Outcome) Failed(strict bool) bool {
-	return o.Diagnostics.HasErrors() || strict && o.Diagnostics.Count(model.SeverityWarning) > 0
-}
+// Failed reports whether the outcome fails a check: an error, including a
+// warning the policy denied.
+func (o *Outcome) Failed() bool { return o.Diagnostics.HasErrors() }
 
 // LoadInventory reads an inventory file. When it fails, the outcome says
 // why (an I/O failure exits 2, a bad inventory 1).
@@ -82,13 +92,33 @@ func LoadInventory(file string, lim grammar.Limits) (*model.Inventory, *Outcome)
 	return inv, nil
 }
 
-// CheckFile runs the whole check on one file.
+// CheckFile runs the whole check on one file ("-": standard input).
 func CheckFile(file string, opt Options) *Outcome {
-	data, d := grammar.ReadFile(file, opt.Limits)
-	if d != nil {
-		return &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}
+	file, data, bad := readInput(file, opt)
+	if bad != nil {
+		return bad
 	}
 	return CheckBytes(file, data, opt)
+}
+
+// readInput reads a config file, or standard input for "-" (then named
+// grammar.StdinName); the outcome says why when it cannot (exit 2).
+func readInput(file string, opt Options) (string, []byte, *Outcome) {
+	var data []byte
+	var d *model.Diagnostic
+	if file == "-" {
+		file = grammar.StdinName
+		if opt.Stdin == nil {
+			opt.Stdin = strings.NewReader("")
+		}
+		data, d = grammar.ReadFrom(file, opt.Stdin, opt.Limits)
+	} else {
+		data, d = grammar.ReadFile(file, opt.Limits)
+	}
+	if d != nil {
+		return file, nil, &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}
+	}
+	return file, data, nil
 }
 
 // CheckBytes runs the whole check on a config's bytes.
@@ -99,7 +129,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	o := &Outcome{File: file, Sources: map[string][]byte{file: data}}
 	cfg, ds := grammar.LoadConfigWith(file, data, grammar.ConfigOptions{Limits: opt.Limits, Overrides: opt.Overrides})
 	o.Config, o.Diagnostics = cfg, ds
-	defer func() { o.Diagnostics.Sort() }()
+	defer o.finish(file, data, opt)
 	// The rules still run after errors in some entries, so that one run
 	// reports every independent problem; they need a usable node count.
 	if cfg == nil || cfg.NumNodes <= 0 || cfg.IsBroken(model.BrokenInventory, "") && opt.Inventory == nil {

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/diag"
 	rlexec "github.com/rlsolve/rlsolve/exec"
@@ -17,6 +19,7 @@ func newPlan() *cobra.Command {
 	var in inputFlags
 	var output, component string
 	var rank int
+	var full bool
 	c := &cobra.Command{
 		Use:   "plan FILE [KEY=VALUE...]",
 		Short: "Show where every worker lands: node, GPUs, ranks, environment",
@@ -25,7 +28,12 @@ fields, the host and address the inventory knows, and the exact environment
 the worker gets. A table by default; --output json is a versioned document for
 scripts; --output env prints one worker's environment as shell lines that
 eval gives exactly what launch gives the worker (PATH-like variables are
-merged with the shell's, as launch merges them).`,
+merged with the shell's, as launch merges them).
+
+plan checks the config as check does and stops with check's output when it
+fails. When it passes, plan only counts its warnings and notes (check shows
+them, so that check then plan shows each once); --diagnostics shows them in
+full here too.`,
 		Example: `  rlsolve plan train.yaml
   rlsolve plan train.yaml cluster.num_nodes=4 --gpus-per-node 8
   rlsolve plan train.yaml --inventory cluster.yaml --output json | jq '.components.actor.placements[0]'
@@ -41,10 +49,11 @@ merged with the shell's, as launch merges them).`,
 			return cobra.ExactArgs(1)(cmd, files)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runPlan(&in, args, output, component, rank)
+			return runPlan(&in, args, planArgs{output, component, rank, full})
 		},
 	}
 	in.register(c)
+	c.Flags().BoolVar(&full, "diagnostics", false, "show the warnings and notes of a valid config in full (check shows them; plan counts them)")
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, yaml, env, svg or html")
 	c.Flags().StringVar(&component, "component", "", "with --output env: the component")
 	c.Flags().IntVar(&rank, "rank", 0, "with --output env: the worker rank")
@@ -67,14 +76,25 @@ func planFormat(output, component string, slime bool) (render.Format, error) {
 	return f, nil
 }
 
+// planArgs are plan's own flags.
+type planArgs struct {
+	output, component string
+	rank              int
+	// full shows a valid config's warnings and notes, not only their count.
+	full bool
+}
+
 // runPlan checks and plans an RLinf config or a slime layout (--slime
 // flags and/or a FILE with a slime: key) and writes the plan.
-func runPlan(in *inputFlags, args []string, output, component string, rank int) error {
-	class, err := in.class()
+func runPlan(in *inputFlags, args []string, pa planArgs) error {
+	if err := in.prepare(); err != nil {
+		return err
+	}
+	args, err := in.files(args)
 	if err != nil {
 		return err
 	}
-	if args, err = in.files(args); err != nil {
+	if err := in.stdinOnce(args); err != nil {
 		return err
 	}
 	file := ""
@@ -90,10 +110,10 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 	if bad != nil {
 		diag.Text(os.Stderr, bad.Diagnostics, src, useColor())
 		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return exitFor([]*pipeline.Outcome{bad}, in.strict)
+		return exitFor([]*pipeline.Outcome{bad})
 	}
-	o, so := pipeline.Check(file, command, pipeline.Options{Inventory: inv, GPUsPerNode: in.gpusPerNode, Class: class, SolverBudget: in.budget, SlimeSource: source, Overrides: in.overrides})
-	format, err := planFormat(output, component, so != nil)
+	o, so := pipeline.Check(file, command, in.options(inv, source))
+	format, err := planFormat(pa.output, pa.component, so != nil)
 	if err != nil {
 		return err
 	}
@@ -104,16 +124,31 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 	if so != nil {
 		input = so.RenderInput()
 	}
-	diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-	if o.Failed(in.strict) || input == nil {
-		diag.Summary(os.Stderr, o.Diagnostics, o.File)
-		strictNote(o, in.strict)
-		if err := exitFor([]*pipeline.Outcome{o}, in.strict); err != nil {
+	if o.Failed() || input == nil {
+		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
+		diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
+		if err := exitFor([]*pipeline.Outcome{o}); err != nil {
 			return err
 		}
 		return &exitError{code: exitInvalid}
 	}
-	return writePlan(os.Stdout, input, format, file, component, rank)
+	planDiagnostics(o, src, pa.full, in.quiet)
+	return writePlan(os.Stdout, input, format, file, pa.component, pa.rank)
+}
+
+// planDiagnostics shows a valid config's warnings and notes: in full with
+// --diagnostics, else as one line that counts them, so that a user who
+// ran check first sees each once.
+func planDiagnostics(o *pipeline.Outcome, src diag.Sources, full, quiet bool) {
+	switch {
+	case full:
+		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
+	case quiet || len(o.Diagnostics) == 0:
+	default:
+		var b strings.Builder
+		diag.SummaryAllowed(&b, o.Diagnostics, o.File, o.Allowed)
+		fmt.Fprintf(os.Stderr, "%s; `rlsolve check` shows them (or plan --diagnostics)\n", strings.TrimSuffix(b.String(), "\n"))
+	}
 }
 
 // writePlan writes the plan in format; title heads a picture.

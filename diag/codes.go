@@ -1044,6 +1044,27 @@ rollout_judge:
   dp_size: 2
 `,
 	},
+	{
+		Code:  model.CodeActorParallel,
+		Title: "actor GPUs not a multiple of TP x PP x CP",
+		Text: "A Megatron actor (any actor whose tensor_model_parallel_size, pipeline_model_parallel_size or " +
+			"context_parallel_size is set: the model-parallel classes, and Hybrid runs of Megatron SFT) needs a " +
+			"world size that is a multiple of TP x PP x CP: Megatron-LM's parallel state asserts it when the actor " +
+			"starts. RLinf accepts the placement, so the run fails minutes in (D21). The world size is the actor's " +
+			"GPUs under the model-parallel classes (one process per GPU) and its processes otherwise. The fixes " +
+			"give the actor's placement the nearest sizes that divide, fewer GPUs and then more, each kept only " +
+			"when checking the edited config shows it valid.",
+		Example: `runner:
+  task_type: sft
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: 0-5
+actor:
+  model:
+    tensor_model_parallel_size: 4
+`,
+	},
 	// E06: inventory.
 	{
 		Code:  model.CodeInventoryNodes,
@@ -1260,17 +1281,22 @@ inventory:
 	},
 	{
 		Code:  model.WarnParallelDivides,
-		Title: "world size not divisible by TP*PP*CP",
-		Text: "RLinf computes data parallelism as world size // (TP*PP*CP) and drops the remainder, so the " +
-			"GPUs past the last whole model replica are placed but do no useful work.",
+		Title: "rollout GPUs not a multiple of TP x PP: GPUs left idle",
+		Text: "A disaggregated (or AUTO) rollout is split into dp = GPUs // (TP x PP) engines of GPUs // dp GPUs " +
+			"each, and each engine's inference server uses TP x PP of its GPUs: when the GPUs are not a multiple " +
+			"of TP x PP, the rest are placed and do no work. The warning names them; the fix gives the rollout a " +
+			"multiple of TP x PP (kept only when checking the edited config shows it valid). The actor's sizes " +
+			"are an error instead (RLS-E0514): Megatron refuses to start (D21).",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
-    actor: "0-5"
-    rollout,reward: "6-7"
+    actor: 0-1
+    rollout,reward: 2-7
 actor:
   model:
-    tensor_model_parallel_size: 4
+    tensor_model_parallel_size: 1
+rollout:
+  tensor_parallel_size: 4
 `,
 	},
 

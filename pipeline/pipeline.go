@@ -43,6 +43,8 @@ type Options struct {
 	// when set, the .rlsolve.yaml beside the config is read too. A
 	// config's own `# rlsolve:` comments apply either way.
 	Policy *policy.Policy
+	// verifying is set for the check of a fix's edited config.
+	verifying bool
 }
 
 func (o *Options) solver() solver.Options {
@@ -157,7 +159,9 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 		return o
 	}
 	o.Result = res
-	o.Diagnostics = append(o.Diagnostics, rules.PlanWarnings(cfg, res.Plan, res.Cluster.Cluster)...)
+	warnings := rules.PlanWarnings(cfg, res.Plan, res.Cluster.Cluster)
+	verifyPlanFixes(warnings, file, data, opt)
+	o.Diagnostics = append(o.Diagnostics, warnings...)
 	return o
 }
 

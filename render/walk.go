@@ -340,6 +340,7 @@ func (w *walker) diagnostics(ds []diag.JSONDiagnostic) {
 			})
 			w.em.endObject()
 		})
+		w.optStr("denied_by", d.DeniedBy)
 		w.em.endObject()
 	})
 }

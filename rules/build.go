@@ -62,8 +62,11 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 			b.entryRules(ei)
 		}
 	}
-	if opt.Class != model.ClassHybrid && opt.Class != model.ClassBase && opt.Class != "" && !brokenMP(cfg) {
+	if b.mpClass() && !brokenMP(cfg) {
 		b.mpRules()
+	}
+	if !brokenMP(cfg) {
+		b.actorParallelRule()
 	}
 	return b.set
 }

@@ -22,10 +22,15 @@ func (b *builder) fix(message string, edit func(cfg *model.Config) (model.Edit, 
 
 // shrinkFix shrinks segment si's resources to end at newEnd.
 func (b *builder) shrinkFix(ei, si, start, newEnd int) Fix {
-	text := rangeStr(start, newEnd)
-	return b.fix(fmt.Sprintf("shrink the range to fit: `%s`", text), func(cfg *model.Config) (model.Edit, bool) {
+	return b.rangeFix(ei, si, start, newEnd, "shrink the range to fit")
+}
+
+// rangeFix sets segment si's resources to start-end.
+func (b *builder) rangeFix(ei, si, start, end int, why string) Fix {
+	text := rangeStr(start, end)
+	return b.fix(fmt.Sprintf("%s: `%s`", why, text), func(cfg *model.Config) (model.Edit, bool) {
 		sg := &cfg.Components[ei].Segments[si]
-		sg.AllResources, sg.ResStart, sg.ResEnd = false, start, newEnd
+		sg.AllResources, sg.ResStart, sg.ResEnd = false, start, end
 		return model.Edit{Span: sg.ResSpan, NewText: text}, true
 	})
 }

@@ -153,7 +153,8 @@ func (b *builder) setting(p Present, name string) (int, int) {
 	if !on {
 		return 1, -1
 	}
-	val := map[string]model.IntFact{"actor_tp": mp.ActorTP, "rollout_tp": mp.RolloutTP, "rollout_pp": mp.RolloutPP, "inference_tp": mp.InferenceTP}
+	val := map[string]model.IntFact{"actor_tp": mp.ActorTP, "actor_pp": mp.ActorPP, "actor_cp": mp.ActorCP,
+		"rollout_tp": mp.RolloutTP, "rollout_pp": mp.RolloutPP, "inference_tp": mp.InferenceTP}
 	return val[name].Value, f
 }
 

@@ -329,11 +329,8 @@ algorithm:
   num_nodes: 1
   component_placement:
     actor,rollout,reward: "0-5"
-actor:
-  model:
-    tensor_model_parallel_size: 4
 rollout:
-  tensor_parallel_size: 2
+  tensor_parallel_size: 4
 `, primary: "0-5", labels: []string{"4"}},
 }
 

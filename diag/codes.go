@@ -467,7 +467,7 @@ cluster:
     - label: a800
       node_ranks: "0,2"
       env_configs:
-        - node_ranks: 1
+        - node_ranks: 0-1
           env_vars:
             - NCCL_SOCKET_IFNAME: ib0
 `,

@@ -352,6 +352,9 @@ func editLine(e model.Edit, primFile string, src Sources) string {
 	if sp.File != primFile {
 		where = sp.File + " " + where
 	}
+	if e.NewText == "" && sp.Col == 1 && sp.EndCol == 1 && sp.EndLine == sp.Line+1 {
+		return "delete " + where // a whole line, its line ending included
+	}
 	old, ok := src.Text(norm(sp))
 	switch {
 	case !ok:

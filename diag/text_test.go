@@ -289,3 +289,21 @@ func TestShort(t *testing.T) {
 		}
 	}
 }
+
+// TestEditLine: how a help line describes an edit.
+func TestEditLine(t *testing.T) {
+	src := MapSources(map[string][]byte{"c.yaml": []byte("a: 1\n  - X: 2\nb: 3\n")})
+	for _, tc := range []struct {
+		e    model.Edit
+		want string
+	}{
+		{model.Edit{Span: span("c.yaml", 1, 4, 5), NewText: "7"}, "line 1: replace `1` with `7`"},
+		{model.Edit{Span: span("c.yaml", 1, 5, 5), NewText: " # x"}, "line 1: insert ` # x`"},
+		{model.Edit{Span: model.Span{File: "c.yaml", Line: 2, Col: 1, EndLine: 3, EndCol: 1}}, "delete line 2"},
+		{model.Edit{Span: span("other.yaml", 2, 1, 2), NewText: "y"}, "other.yaml line 2: replace with `y`"},
+	} {
+		if got := editLine(tc.e, "c.yaml", src); got != tc.want {
+			t.Errorf("editLine(%+v) = %q, want %q", tc.e, got, tc.want)
+		}
+	}
+}

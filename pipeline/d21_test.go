@@ -24,11 +24,11 @@ func TestActorParallelD21(t *testing.T) {
 		fixes      []string // the new texts of the fixes
 	}{
 		{"Megatron SFT in the Hybrid class", "runner:\n  task_type: sft\ncluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0-5\nactor:\n  model:\n    tensor_model_parallel_size: 4\n",
-			"", "actor has 6 processes, not a multiple of TP x PP x CP = 4 x 1 x 1 = 4", []string{"4"}, []string{"0-3", "0-7"}},
+			"", "actor has 6 processes, not a multiple of its TP size 4", []string{"4"}, []string{"0-3", "0-7"}},
 		{"PP and CP count", "runner:\n  task_type: sft\ncluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0-5\nactor:\n  model:\n    tensor_model_parallel_size: 1\n    pipeline_model_parallel_size: 2\n    context_parallel_size: 2\n",
-			"", "actor has 6 processes, not a multiple of TP x PP x CP = 1 x 2 x 2 = 4", []string{"2", "2"}, []string{"0-3", "0-7"}},
+			"", "actor has 6 processes, not a multiple of PP x CP = 2 x 2 = 4", []string{"2", "2"}, []string{"0-3", "0-7"}},
 		{"model-parallel: GPUs; growing would overlap the rollout", "cluster:\n  num_nodes: 2\n  component_placement:\n    actor: 0-5\n    rollout,reward: 6-15\nactor:\n  model:\n    tensor_model_parallel_size: 4\nrollout:\n  tensor_parallel_size: 2\n",
-			"", "actor has 6 GPUs, not a multiple of TP x PP x CP = 4 x 1 x 1 = 4", []string{"4"}, []string{"0-3"}},
+			"", "actor has 6 GPUs, not a multiple of its TP size 4", []string{"4"}, []string{"0-3"}},
 		{"all, on one 6-GPU node", "runner:\n  task_type: sft\ncluster:\n  num_nodes: 1\n  component_placement:\n    actor: all\nactor:\n  model:\n    tensor_model_parallel_size: 4\n",
 			"", "actor has 6 processes", []string{"4"}, []string{"0-3"}},
 		{"divides: no error", "runner:\n  task_type: sft\ncluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0-7\nactor:\n  model:\n    tensor_model_parallel_size: 4\n",

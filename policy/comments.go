@@ -5,11 +5,16 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/internal/fuzzy"
 	"github.com/rlsolve/rlsolve/model"
 )
 
 // directivePrefix starts a setting in a config's comment.
 const directivePrefix = "rlsolve:"
+
+// verbs are what a `# rlsolve:` comment can say.
+var verbs = []string{"allow", "deny", "strict"}
 
 // Comments reads the settings of a config's `# rlsolve:` comments,
 // anywhere in the file:
@@ -20,8 +25,9 @@ const directivePrefix = "rlsolve:"
 //
 // Codes are separated by commas or spaces; ` -- ` starts a reason, which
 // rlsolve does not read. A comment that starts with `rlsolve:` but says
-// something else is an error at that comment (RLS-E0114): a mistyped
-// setting would otherwise silently not apply.
+// something else is an error at that comment (RLS-E0114), with the nearest
+// word or code as a fix: a mistyped setting would otherwise silently not
+// apply.
 func Comments(file string, data []byte) (Settings, model.Diagnostics) {
 	var s Settings
 	var ds model.Diagnostics
@@ -38,24 +44,40 @@ func Comments(file string, data []byte) (Settings, model.Diagnostics) {
 		}
 		start := col + 1 + len(body) - len(text) // the byte of `rlsolve:`
 		at := model.Span{File: file, Line: i + 1, Col: start + 1, EndLine: i + 1, EndCol: col + 2 + len(body)}
-		if err := s.directive(rest, at); err != nil {
-			d := ds.Errorf(model.CodePolicy, at, "", "%s", err)
+		if bad := s.directive(rest, at); bad != nil {
+			d := ds.Errorf(model.CodePolicy, at, "", "%s", bad.err)
 			d.Help = []model.Fix{{Message: "write `# rlsolve: allow CODE...`, `# rlsolve: deny CODE...` or `# rlsolve: strict` (codes as `rlsolve explain` lists them)"}}
+			if bad.near != "" {
+				// rest starts after `rlsolve:`, at column at.Col+len(prefix).
+				c := at.Col + len(directivePrefix) + bad.at
+				fix := model.Fix{Message: fmt.Sprintf("did you mean `%s`?", bad.near),
+					Edits: []model.Edit{{Span: model.Span{File: file, Line: i + 1, Col: c, EndLine: i + 1, EndCol: c + len(bad.word)}, NewText: bad.near}}}
+				d.Help = append([]model.Fix{fix}, d.Help...)
+			}
 		}
 	}
 	return s, ds
 }
 
+// badDirective is what is wrong with a comment's setting, and the word at
+// byte at of its text that a near word or code would fix.
+type badDirective struct {
+	err        error
+	word, near string
+	at         int
+}
+
 // directive reads one comment's words after `rlsolve:`.
-func (s *Settings) directive(text string, at model.Span) error {
-	text, _, _ = strings.Cut(text, " -- ")
-	text = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(text), "--"))
-	verb, args, _ := strings.Cut(text, " ")
-	by := fmt.Sprintf("`# rlsolve: %s` (%s)", text, at)
+func (s *Settings) directive(text string, at model.Span) *badDirective {
+	words, _, _ := strings.Cut(text, " -- ")
+	words = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(words), "--"))
+	verb, args, _ := strings.Cut(words, " ")
+	verbAt := strings.Index(text, verb)
+	by := fmt.Sprintf("`# rlsolve: %s` (%s)", words, at)
 	switch verb {
 	case "strict":
 		if strings.TrimSpace(args) != "" {
-			return fmt.Errorf("`# rlsolve: strict` takes no codes (deny them by name instead)")
+			return &badDirective{err: fmt.Errorf("`# rlsolve: strict` takes no codes (deny them by name instead)")}
 		}
 		on := true
 		s.Strict, s.StrictBy = &on, by
@@ -67,20 +89,28 @@ func (s *Settings) directive(text string, at model.Span) error {
 		}
 		codes := splitCodes(args)
 		if len(codes) == 0 {
-			return fmt.Errorf("`# rlsolve: %s` names no code", verb)
+			return &badDirective{err: fmt.Errorf("`# rlsolve: %s` names no code", verb)}
 		}
+		from := verbAt + len(verb)
 		for _, c := range codes {
+			cAt := from + strings.Index(text[from:], c)
+			from = cAt + len(c)
 			code, err := Code(c, lvl)
-			if err != nil {
-				return err
+			if err == nil {
+				err = s.add(Setting{Code: code, Level: lvl, By: by})
 			}
-			if err := s.add(Setting{Code: code, Level: lvl, By: by}); err != nil {
-				return err
+			if err != nil {
+				bad := &badDirective{err: err, word: c, at: cAt}
+				if _, known := diag.Explain(c); !known {
+					bad.near = nearestCode(c)
+				}
+				return bad
 			}
 		}
 		return nil
 	}
-	return fmt.Errorf("`# rlsolve: %s`: unknown setting %q; rlsolve comments say allow, deny or strict", text, verb)
+	return &badDirective{err: fmt.Errorf("`# rlsolve: %s`: unknown setting %q; rlsolve comments say allow, deny or strict", words, verb),
+		word: verb, near: fuzzy.Nearest(verb, verbs), at: verbAt}
 }
 
 // commentStart is the byte index of the `#` that starts the line's comment,

@@ -150,15 +150,7 @@ func (p *Policy) Apply(ds model.Diagnostics) (model.Diagnostics, int) {
 func Code(text string, lvl Level) (string, error) {
 	e, ok := diag.Explain(text)
 	if !ok {
-		var codes []string
-		for _, c := range diag.Codes() {
-			codes = append(codes, c.Code)
-		}
-		canon := strings.ToUpper(strings.TrimSpace(text))
-		if !strings.HasPrefix(canon, "RLS-") {
-			canon = "RLS-" + canon
-		}
-		if near := fuzzy.Nearest(canon, codes); near != "" {
+		if near := nearestCode(text); near != "" {
 			return "", fmt.Errorf("unknown diagnostic code %q: did you mean %s?", text, near)
 		}
 		return "", fmt.Errorf("unknown diagnostic code %q ('rlsolve explain' lists them)", text)
@@ -167,6 +159,19 @@ func Code(text string, lvl Level) (string, error) {
 		return "", fmt.Errorf("%s is an error, and errors cannot be allowed: only warnings and notes can", e.Code)
 	}
 	return e.Code, nil
+}
+
+// nearestCode is the known code nearest to text, "" when none is near.
+func nearestCode(text string) string {
+	var codes []string
+	for _, c := range diag.Codes() {
+		codes = append(codes, c.Code)
+	}
+	canon := strings.ToUpper(strings.TrimSpace(text))
+	if !strings.HasPrefix(canon, "RLS-") {
+		canon = "RLS-" + canon
+	}
+	return fuzzy.Nearest(canon, codes)
 }
 
 // IsError reports whether a canonical code is an error's (RLS-E...).

@@ -1,6 +1,7 @@
 package policy
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -248,4 +249,27 @@ func FuzzReadFile(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestCommentFixes: a mistyped word or code gets the nearest as an edit at
+// its exact place; an error code allowed gets none.
+func TestCommentFixes(t *testing.T) {
+	for _, tc := range []struct{ text, fix string }{
+		{"a: 1 # rlsolve: alow W0105 -- why\n", "1:17-1:21 allow"},
+		{"#rlsolve:  deny  W0104, W0150\n", "1:25-1:30 RLS-W0110"},
+		{"# rlsolve: allow E0203\n", ""},
+	} {
+		_, ds := Comments("c.yaml", []byte(tc.text))
+		if len(ds) != 1 {
+			t.Fatalf("%q: %v", tc.text, ds)
+		}
+		got := ""
+		if f := ds[0].Help[0]; len(f.Edits) == 1 {
+			e := f.Edits[0]
+			got = fmt.Sprintf("%d:%d-%d:%d %s", e.Span.Line, e.Span.Col, e.Span.EndLine, e.Span.EndCol, e.NewText)
+		}
+		if got != tc.fix {
+			t.Errorf("%q: fix %q, want %q", tc.text, got, tc.fix)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -79,13 +80,24 @@ func (b *builder) actorParallel(ei int, p Present) *Violation {
 			roles[f], last = fmt.Sprintf("actor: %d %s", world, unit), f
 		}
 	}
-	for f, r := range map[int]string{tpF: fmt.Sprintf("TP %d", tp), ppF: fmt.Sprintf("PP %d", pp), cpF: fmt.Sprintf("CP %d", cp)} {
-		if f >= 0 {
-			roles[f] = r
+	// The message names the sizes that make the product, each a located
+	// fact (a size of 1, set or not, changes nothing).
+	var names, values []string
+	for _, z := range []struct {
+		name string
+		v, f int
+	}{{"TP", tp, tpF}, {"PP", pp, ppF}, {"CP", cp, cpF}} {
+		if z.f >= 0 && z.v > 1 {
+			roles[z.f] = fmt.Sprintf("%s %d", z.name, z.v)
+			names, values = append(names, z.name), append(values, fmt.Sprint(z.v))
 		}
 	}
+	sizes := fmt.Sprintf("its %s size %s", names[0], values[0])
+	if len(names) > 1 {
+		sizes = fmt.Sprintf("%s = %s = %d", strings.Join(names, " x "), strings.Join(values, " x "), size)
+	}
 	return &Violation{Code: model.CodeActorParallel, Primary: last, Roles: roles,
-		Summary: fmt.Sprintf("actor has %d %s, not a multiple of TP x PP x CP = %d x %d x %d = %d: Megatron refuses to start it", world, unit, tp, pp, cp, size),
+		Summary: fmt.Sprintf("actor has %d %s, not a multiple of %s: Megatron refuses to start it", world, unit, sizes),
 		Why: "Megatron-LM's parallel state asserts that the world size is a multiple of TP x PP x CP; RLinf accepts the " +
 			"placement, and the actor fails when it starts, minutes into the run (D21).",
 		Fixes: b.actorRangeFixes(ei, parts, world, size, unit)}

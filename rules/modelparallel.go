@@ -279,7 +279,8 @@ func tpSize(name string) func(*mpView) *Violation {
 		x.mark(name, fmt.Sprintf("%d GPUs", len(n)))
 		x.roles[f] = fmt.Sprintf("%s TP %d", name, tp)
 		return &Violation{Code: model.CodeMPTPTooLarge, Primary: f, Roles: x.roles,
-			Summary: fmt.Sprintf("%s TP size %d is larger than its %d GPUs", name, tp, len(n))}
+			Summary: fmt.Sprintf("%s TP size %d is larger than its %d GPUs", name, tp, len(n)),
+			Fixes:   x.b.sizeFixes(name+"_tp", tp, len(n))}
 	}
 }
 

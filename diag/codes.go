@@ -839,11 +839,17 @@ rollout:
 		Title: "actor, rollout or reward missing",
 		Text: "RLinf's reasoning and agent entry points use ModelParallelComponentPlacement, which requires " +
 			"placements for actor, rollout and reward (\"Reward GPUs must be specified in the " +
-			"component_placement config.\"). Reward is mandatory even where it shares the rollout's GPUs.",
+			"component_placement config.\"). Reward is mandatory even where it shares the rollout's GPUs. " +
+			"RLinf picks the class in each entry point; rlsolve infers it from the config (runner.task_type, " +
+			"else TP sizes: note RLS-N0003), and the message says which class and why. When the config is not " +
+			"for a reasoning or agent run (embodied training, SFT, evaluation of other kinds), check it with " +
+			"--mode hybrid, HybridComponentPlacement, which has no required components.",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
     actor,rollout: all
+runner:
+  task_type: reasoning
 `,
 	},
 	{

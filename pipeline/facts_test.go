@@ -102,3 +102,48 @@ func TestSizesLocated(t *testing.T) {
 		}
 	}
 }
+
+// TestMissingComponentSaysClass: RLS-E0501 names the class and how it was
+// chosen, points at what chose it, offers --mode hybrid (kept because the
+// config checked as Hybrid has fewer conflicts), and hides none of the
+// file's other errors.
+func TestMissingComponentSaysClass(t *testing.T) {
+	src := "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0-3\n    rollout: 4-9\n    env: {node_group: gpu, placement: 0}\nrunner:\n  task_type: reasoning\n"
+	for _, tc := range []struct {
+		class model.PlacementClass
+		why   string
+		at    string
+	}{
+		{"", "(class ModelParallelComponentPlacement: runner.task_type: reasoning)", "reasoning"},
+		{model.ClassModelParallel, "(class ModelParallelComponentPlacement: chosen with --mode)", ""},
+	} {
+		o := pipeline.CheckBytes("t.yaml", []byte(src), pipeline.Options{Inventory: topology.Uniform(1, 8, "test"), GPUsPerNode: -1, Class: tc.class})
+		var codes []string
+		for _, d := range o.Diagnostics {
+			if d.Severity != model.SeverityError {
+				continue
+			}
+			codes = append(codes, d.Code)
+			if d.Code != model.CodeMPMissing {
+				continue
+			}
+			if !strings.Contains(d.Summary, "needs a `reward` component "+tc.why) {
+				t.Errorf("summary %q does not say %q", d.Summary, tc.why)
+			}
+			var at []string
+			for _, l := range d.Labels {
+				at = append(at, spanText([]byte(src), l.Span)+"="+l.Message)
+			}
+			if tc.at != "" && !slices.Contains(at, tc.at+"=decides the class") {
+				t.Errorf("labels %q do not point at what decides the class", at)
+			}
+			if len(d.Help) != 1 || !strings.HasSuffix(d.Help[0].Message, "--mode hybrid") {
+				t.Errorf("help %+v, want --mode hybrid", d.Help)
+			}
+		}
+		slices.Sort(codes)
+		if want := []string{model.CodeRankOutOfRange, model.CodeUnknownGroup, model.CodeMPMissing}; !slices.Equal(codes, want) {
+			t.Errorf("errors %v, want %v: RLS-E0501 must not hide the others", codes, want)
+		}
+	}
+}

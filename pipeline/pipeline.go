@@ -139,16 +139,18 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	}
 	inv := o.chooseInventory(cfg, opt)
 	o.Class = opt.Class
+	ropt := rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses}
 	if o.Class == "" {
 		choice := rules.Class(cfg)
 		o.Class = choice.Class
+		ropt.Class, ropt.ClassWhy, ropt.ClassAt = choice.Class, choice.Why, choice.At
 		// The class changes the layout unless it is the hybrid one; a
 		// hybrid run with TP sizes (Megatron SFT) is worth saying too.
 		if choice.Class != model.ClassHybrid || cfg.ModelParallel.Present {
 			o.Diagnostics = append(o.Diagnostics, rules.ClassNote(choice))
 		}
 	}
-	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses})
+	set := rules.Build(cfg, inv, ropt)
 	o.Diagnostics = append(o.Diagnostics, rules.ConfigWarnings(cfg, inv)...)
 	if !o.judge(set, opt, cfg.ComponentsSpan) {
 		return o

@@ -9,6 +9,11 @@ import (
 // Options select the placement class and the bounds of one build.
 type Options struct {
 	Class model.PlacementClass
+	// ClassWhy says how the class was chosen ("runner.task_type:
+	// reasoning", "--mode"), ClassAt where (unknown for --mode), for the
+	// messages of the class's own rules.
+	ClassWhy string
+	ClassAt  model.Span
 	// MaxProcesses bounds one component's processes, MaxTotalProcesses all
 	// of them (defaults 1<<20 and 2<<20): past them nothing is expanded.
 	MaxProcesses, MaxTotalProcesses int

@@ -260,3 +260,30 @@ func TestItemLine(t *testing.T) {
 		})
 	}
 }
+
+// TestOneDocument: PyYAML's loader refuses a stream of several documents,
+// even an empty second one; a leading `---` or a closing `...` is one
+// document.
+func TestOneDocument(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want string // the error's line and text, "" when it parses
+	}{
+		{"a: 1\n", ""},
+		{"---\na: 1\n", ""},
+		{"a: 1\n...\n", ""},
+		{"a: 1\n---\nb: 2\n", "2: t.yaml holds more than one YAML document"},
+		{"a: 1\n---\n", "2: t.yaml holds more than one YAML document"},
+		{"a: 1\n---\n[\n", "3: YAML syntax error"},
+		{"# only a comment\n", "0: t.yaml holds no YAML document"},
+	} {
+		d := Parse("t.yaml", []byte(tc.src), testLimits)
+		got := ""
+		if len(d.Diags) > 0 {
+			got = fmt.Sprintf("%d: %s", d.Diags[0].Primary.Line, d.Diags[0].Summary)
+		}
+		if tc.want == "" && (got != "" || d.Root == nil) || tc.want != "" && (!strings.HasPrefix(got, tc.want) || d.Root != nil) {
+			t.Errorf("%q: %q, root %v; want %q", tc.src, got, d.Root != nil, tc.want)
+		}
+	}
+}

@@ -168,11 +168,7 @@ func TestComments(t *testing.T) {
 			if len(ds) > 0 {
 				t.Fatalf("unexpected %v", ds)
 			}
-			var got []string
-			for _, c := range s.Codes {
-				got = append(got, c.Code+"="+c.Level.String())
-			}
-			if strings.Join(got, " ") != strings.Join(tc.codes, " ") || (s.Strict != nil) != tc.strict {
+			if got := levels(s); got != strings.Join(tc.codes, " ") || (s.Strict != nil) != tc.strict {
 				t.Errorf("got %v strict=%v, want %v strict=%v", got, s.Strict != nil, tc.codes, tc.strict)
 			}
 		})
@@ -210,11 +206,7 @@ func TestReadFile(t *testing.T) {
 			if len(ds) > 0 {
 				t.Fatalf("unexpected %v", ds)
 			}
-			var got []string
-			for _, c := range s.Codes {
-				got = append(got, c.Code+"="+c.Level.String())
-			}
-			if strings.Join(got, " ") != strings.Join(tc.codes, " ") {
+			if got := levels(s); got != strings.Join(tc.codes, " ") {
 				t.Errorf("got %v, want %v", got, tc.codes)
 			}
 		})
@@ -272,4 +264,13 @@ func TestCommentFixes(t *testing.T) {
 			t.Errorf("%q: fix %q, want %q", tc.text, got, tc.fix)
 		}
 	}
+}
+
+// levels lists settings as "CODE=level", in order.
+func levels(s Settings) string {
+	var out []string
+	for _, c := range s.Codes {
+		out = append(out, c.Code+"="+c.Level.String())
+	}
+	return strings.Join(out, " ")
 }

@@ -72,7 +72,7 @@ it; --strict denies the warnings none of them names. --quiet shows errors only.
 				return err
 			}
 			if fix {
-				return in.fixAll(args)
+				return in.fixAll(args, output)
 			}
 			outs, src := in.checkAll(args)
 			if err := printCheck(outs, src, output, in.quiet); err != nil {
@@ -161,9 +161,9 @@ func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources
 	return outs, src
 }
 
-// fixAll runs check --fix on every FILE: the fixes written, then the
-// check of the files as they are now.
-func (in *inputFlags) fixAll(args []string) error {
+// fixAll runs check --fix on every FILE: the fixes written (on stderr),
+// then the check of the files as they are now, in the chosen output.
+func (in *inputFlags) fixAll(args []string, output string) error {
 	for _, f := range args {
 		if f == "-" {
 			return usageErrorf("--fix writes files: it cannot fix standard input")
@@ -198,7 +198,7 @@ func (in *inputFlags) fixAll(args []string) error {
 			src.Files[name] = text
 		}
 	}
-	if err := printCheck(outs, src, "text", in.quiet); err != nil {
+	if err := printCheck(outs, src, output, in.quiet); err != nil {
 		return err
 	}
 	return exitFor(outs)

@@ -165,7 +165,11 @@ func writePlan(w io.Writer, in *render.Input, format render.Format, title, compo
 	case render.FormatEnv:
 		cp := in.Plan.Component(component)
 		if cp == nil {
-			return usageErrorf("--component: %v", rlexec.UnknownComponent(in.Plan, component, title))
+			where := title
+			if where == "" {
+				where = "the --slime layout"
+			}
+			return usageErrorf("--component: %v", rlexec.UnknownComponent(in.Plan, component, where))
 		}
 		if rank < 0 || rank >= len(cp.Placements) {
 			return usageErrorf("--rank must be between 0 and %d for %s", len(cp.Placements)-1, component)

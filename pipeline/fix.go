@@ -105,7 +105,7 @@ func editable(edits []model.Edit) string {
 	return ""
 }
 
-// newEdits is the edits of add that have are not in have already, and
+// newEdits is the edits of add that have does not hold already, and
 // whether one overlaps an edit of have.
 func newEdits(have, add []model.Edit) ([]model.Edit, bool) {
 	var out []model.Edit
@@ -126,18 +126,18 @@ func newEdits(have, add []model.Edit) ([]model.Edit, bool) {
 	return out, false
 }
 
-// overlaps reports whether two spans of one file share a character (or
-// are insertions at one place).
+// overlaps reports whether two spans of one file share a character, or
+// are the same span (two edits of one place, whose order would matter).
 func overlaps(a, b model.Span) bool {
 	if a.File != b.File {
 		return false
 	}
-	before := func(l1, c1, l2, c2 int) bool { return l1 < l2 || l1 == l2 && c1 < c2 }
-	// a ends at or before b starts, or b ends at or before a starts.
-	aEndsFirst := !before(b.Line, b.Col, a.EndLine, a.EndCol)
-	bEndsFirst := !before(a.Line, a.Col, b.EndLine, b.EndCol)
 	if a == b {
 		return true
 	}
+	before := func(l1, c1, l2, c2 int) bool { return l1 < l2 || l1 == l2 && c1 < c2 }
+	// They are apart when one ends at or before the other starts.
+	aEndsFirst := !before(b.Line, b.Col, a.EndLine, a.EndCol)
+	bEndsFirst := !before(a.Line, a.Col, b.EndLine, b.EndCol)
 	return !aEndsFirst && !bEndsFirst
 }

@@ -176,8 +176,11 @@ func (x *entryView) alignFixes(si int) []Fix {
 		}
 		return true
 	}
+	// A shift of more than two processes' GPUs (and a little) finds
+	// nothing new on nodes of equal size; the bound keeps a part of
+	// thousands of GPUs cheap.
 	var out []Fix
-	for d := 1; d <= width+2*per && len(out) < 2; d++ {
+	for d := 1; d <= 2*per+16 && len(out) < 2; d++ {
 		for _, s := range []int{pt.ResStart - d, pt.ResStart + d} {
 			if len(out) < 2 && fits(s) {
 				out = append(out, x.b.rangeFix(x.ei, si, s, s+width-1, "move the part so that each process stays on one node"))

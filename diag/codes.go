@@ -191,6 +191,28 @@ cluster:
 `,
 	},
 	{
+		Code:  model.CodePolicy,
+		Title: "malformed rlsolve setting",
+		Text: "A comment that starts with `rlsolve:` (anywhere in the config file named on the command line), " +
+			"or a key of the .rlsolve.yaml beside the config, does not say what rlsolve can apply: an unknown " +
+			"setting or key, an unknown diagnostic code, a code both allowed and denied, or an error code " +
+			"allowed. The settings are `# rlsolve: allow CODE...`, `# rlsolve: deny CODE...` and " +
+			"`# rlsolve: strict` (text after ` -- ` is a reason rlsolve does not read), and in .rlsolve.yaml " +
+			"`allow:` and `deny:` (a code or a list) and `strict: true|false`. Codes are written as " +
+			"`rlsolve explain` takes them (RLS-W0105, w0105). Only warnings and notes can be allowed: an " +
+			"error means RLinf refuses the config or its run would fail. A mistyped setting would otherwise " +
+			"silently not apply, so it fails the check.\n\n" +
+			"Where settings disagree, the first source that names a code decides: the command line " +
+			"(--allow, --deny), then .rlsolve.yaml, then the config's comments. --strict (or `strict`) " +
+			"denies every warning no source names, so a config can still allow one warning by name.",
+		Example: `# rlsolve: alow RLS-W0104 -- typo: "alow"
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: "0-7:1-8"
+`,
+	},
+	{
 		Code:  model.CodeInvalidValue,
 		Title: "value RLinf does not accept",
 		Text: "A value has the right type but lies outside what RLinf accepts. For example num_nodes must " +
@@ -445,7 +467,7 @@ cluster:
     - label: a800
       node_ranks: "0,2"
       env_configs:
-        - node_ranks: 1
+        - node_ranks: 0-1
           env_vars:
             - NCCL_SOCKET_IFNAME: ib0
 `,
@@ -817,11 +839,17 @@ rollout:
 		Title: "actor, rollout or reward missing",
 		Text: "RLinf's reasoning and agent entry points use ModelParallelComponentPlacement, which requires " +
 			"placements for actor, rollout and reward (\"Reward GPUs must be specified in the " +
-			"component_placement config.\"). Reward is mandatory even where it shares the rollout's GPUs.",
+			"component_placement config.\"). Reward is mandatory even where it shares the rollout's GPUs. " +
+			"RLinf picks the class in each entry point; rlsolve infers it from the config (runner.task_type, " +
+			"else TP sizes: note RLS-N0003), and the message says which class and why. When the config is not " +
+			"for a reasoning or agent run (embodied training, SFT, evaluation of other kinds), check it with " +
+			"--mode hybrid, HybridComponentPlacement, which has no required components.",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
     actor,rollout: all
+runner:
+  task_type: reasoning
 `,
 	},
 	{
@@ -1020,6 +1048,27 @@ cluster:
     rollout_judge: 4-6
 rollout_judge:
   dp_size: 2
+`,
+	},
+	{
+		Code:  model.CodeActorParallel,
+		Title: "actor GPUs not a multiple of TP x PP x CP",
+		Text: "A Megatron actor (any actor whose tensor_model_parallel_size, pipeline_model_parallel_size or " +
+			"context_parallel_size is set: the model-parallel classes, and Hybrid runs of Megatron SFT) needs a " +
+			"world size that is a multiple of TP x PP x CP: Megatron-LM's parallel state asserts it when the actor " +
+			"starts. RLinf accepts the placement, so the run fails minutes in (D21). The world size is the actor's " +
+			"GPUs under the model-parallel classes (one process per GPU) and its processes otherwise. The fixes " +
+			"give the actor's placement the nearest sizes that divide, fewer GPUs and then more, each kept only " +
+			"when checking the edited config shows it valid.",
+		Example: `runner:
+  task_type: sft
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: 0-5
+actor:
+  model:
+    tensor_model_parallel_size: 4
 `,
 	},
 	// E06: inventory.
@@ -1238,17 +1287,22 @@ inventory:
 	},
 	{
 		Code:  model.WarnParallelDivides,
-		Title: "world size not divisible by TP*PP*CP",
-		Text: "RLinf computes data parallelism as world size // (TP*PP*CP) and drops the remainder, so the " +
-			"GPUs past the last whole model replica are placed but do no useful work.",
+		Title: "rollout GPUs not a multiple of TP x PP: GPUs left idle",
+		Text: "A disaggregated (or AUTO) rollout is split into dp = GPUs // (TP x PP) engines of GPUs // dp GPUs " +
+			"each, and each engine's inference server uses TP x PP of its GPUs: when the GPUs are not a multiple " +
+			"of TP x PP, the rest are placed and do no work. The warning names them; the fix gives the rollout a " +
+			"multiple of TP x PP (kept only when checking the edited config shows it valid). The actor's sizes " +
+			"are an error instead (RLS-E0514): Megatron refuses to start (D21).",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
-    actor: "0-5"
-    rollout,reward: "6-7"
+    actor: 0-1
+    rollout,reward: 2-7
 actor:
   model:
-    tensor_model_parallel_size: 4
+    tensor_model_parallel_size: 1
+rollout:
+  tensor_parallel_size: 4
 `,
 	},
 

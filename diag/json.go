@@ -49,6 +49,9 @@ type JSONDiagnostic struct {
 	Core  []JSONFact `json:"core"`
 	Why   string     `json:"why,omitempty"`
 	Fixes []JSONFix  `json:"fixes"`
+	// DeniedBy names the setting that made a warning or note an error
+	// (--deny CODE, --strict, .rlsolve.yaml, a `# rlsolve:` comment).
+	DeniedBy string `json:"denied_by,omitempty"`
 }
 
 // CheckReport is the document `check --output json` prints.
@@ -80,6 +83,7 @@ func toJSON(ds []model.Diagnostic) []JSONDiagnostic {
 			Summary:  d.Summary,
 			Range:    jsonRange(d.Primary, ""),
 			Why:      d.Why,
+			DeniedBy: d.Denied,
 			Core:     []JSONFact{},
 			Fixes:    []JSONFix{},
 		}

@@ -71,6 +71,8 @@ type sarifResult struct {
 type sarifProps struct {
 	Why  string   `json:"why,omitempty"`
 	Help []string `json:"help,omitempty"`
+	// DeniedBy names the setting that made a warning an error.
+	DeniedBy string `json:"deniedBy,omitempty"`
 }
 
 type sarifLocation struct {
@@ -183,7 +185,7 @@ func sarifResultFor(d model.Diagnostic, idx int) sarifResult {
 			Message:          &sarifMessage{Text: l.Message},
 		})
 	}
-	props := sarifProps{Why: d.Why}
+	props := sarifProps{Why: d.Why, DeniedBy: d.Denied}
 	for _, f := range d.Help {
 		if fx, ok := sarifFixFor(f, d.Primary.File); ok {
 			res.Fixes = append(res.Fixes, fx)
@@ -191,7 +193,7 @@ func sarifResultFor(d model.Diagnostic, idx int) sarifResult {
 			props.Help = append(props.Help, f.Message)
 		}
 	}
-	if props.Why != "" || len(props.Help) > 0 {
+	if props.Why != "" || len(props.Help) > 0 || props.DeniedBy != "" {
 		res.Properties = &props
 	}
 	return res

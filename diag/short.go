@@ -16,6 +16,10 @@ func Short(w io.Writer, ds []model.Diagnostic) {
 		if d.Code != "" {
 			head += "[" + d.Code + "]"
 		}
-		fmt.Fprintf(w, "%s: %s: %s\n", d.Primary.String(), head, d.Summary)
+		denied := ""
+		if d.Denied != "" {
+			denied = " (denied by " + d.Denied + ")"
+		}
+		fmt.Fprintf(w, "%s: %s: %s%s\n", d.Primary.String(), head, d.Summary, denied)
 	}
 }

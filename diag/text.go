@@ -28,7 +28,11 @@ func Text(w io.Writer, ds []model.Diagnostic, src Sources, color bool) {
 
 // Summary writes the one-line tally printed after the diagnostics, e.g.
 // "cluster.yaml: 2 errors, 1 warning" or "cluster.yaml: ok".
-func Summary(w io.Writer, ds []model.Diagnostic, file string) {
+func Summary(w io.Writer, ds []model.Diagnostic, file string) { SummaryAllowed(w, ds, file, 0) }
+
+// SummaryAllowed is Summary with the number of diagnostics the policy
+// allowed away: "cluster.yaml: ok (3 allowed)".
+func SummaryAllowed(w io.Writer, ds []model.Diagnostic, file string, allowed int) {
 	if file == "" {
 		file = "<input>"
 	}
@@ -41,18 +45,21 @@ func Summary(w io.Writer, ds []model.Diagnostic, file string) {
 	if wn > 0 {
 		parts = append(parts, plural(wn, "warning"))
 	}
-	if len(parts) == 0 {
-		if n > 0 {
-			fmt.Fprintf(w, "%s: ok (%s)\n", file, plural(n, "note"))
-			return
-		}
-		fmt.Fprintf(w, "%s: ok\n", file)
-		return
-	}
+	ok := len(parts) == 0
 	if n > 0 {
 		parts = append(parts, plural(n, "note"))
 	}
-	fmt.Fprintf(w, "%s: %s\n", file, strings.Join(parts, ", "))
+	if allowed > 0 {
+		parts = append(parts, strconv.Itoa(allowed)+" allowed")
+	}
+	switch {
+	case ok && len(parts) == 0:
+		fmt.Fprintf(w, "%s: ok\n", file)
+	case ok:
+		fmt.Fprintf(w, "%s: ok (%s)\n", file, strings.Join(parts, ", "))
+	default:
+		fmt.Fprintf(w, "%s: %s\n", file, strings.Join(parts, ", "))
+	}
 }
 
 func plural(n int, word string) string {
@@ -190,6 +197,9 @@ func writeText(b *strings.Builder, d model.Diagnostic, src Sources, p painter) {
 	}
 	if d.Why != "" {
 		b.WriteString(lead + p.bold("why") + ": " + d.Why + "\n")
+	}
+	if d.Denied != "" {
+		b.WriteString(lead + p.bold("note") + ": an error because it is denied by " + d.Denied + "\n")
 	}
 	for _, f := range d.Help {
 		b.WriteString(lead + p.bold("help") + ": " + helpLine(f, primFile, src) + "\n")
@@ -341,6 +351,9 @@ func editLine(e model.Edit, primFile string, src Sources) string {
 	where := "line " + strconv.Itoa(sp.Line)
 	if sp.File != primFile {
 		where = sp.File + " " + where
+	}
+	if e.NewText == "" && sp.Col == 1 && sp.EndCol == 1 && sp.EndLine == sp.Line+1 {
+		return "delete " + where // a whole line, its line ending included
 	}
 	old, ok := src.Text(norm(sp))
 	switch {

@@ -173,19 +173,23 @@ func TestSummary(t *testing.T) {
 	note := model.Diagnostic{Severity: model.SeverityNote}
 	errd := model.Diagnostic{Severity: model.SeverityError}
 	tests := []struct {
-		ds   []model.Diagnostic
-		file string
-		want string
+		ds      []model.Diagnostic
+		file    string
+		allowed int
+		want    string
 	}{
-		{nil, "cluster.yaml", "cluster.yaml: ok\n"},
-		{[]model.Diagnostic{note}, "cluster.yaml", "cluster.yaml: ok (1 note)\n"},
-		{[]model.Diagnostic{errd, errd, warn}, "cluster.yaml", "cluster.yaml: 2 errors, 1 warning\n"},
-		{[]model.Diagnostic{warn, warn, note, note}, "c.yaml", "c.yaml: 2 warnings, 2 notes\n"},
-		{[]model.Diagnostic{errd}, "", "<input>: 1 error\n"},
+		{nil, "cluster.yaml", 0, "cluster.yaml: ok\n"},
+		{nil, "cluster.yaml", 3, "cluster.yaml: ok (3 allowed)\n"},
+		{[]model.Diagnostic{note}, "c.yaml", 1, "c.yaml: ok (1 note, 1 allowed)\n"},
+		{[]model.Diagnostic{errd}, "c.yaml", 2, "c.yaml: 1 error, 2 allowed\n"},
+		{[]model.Diagnostic{note}, "cluster.yaml", 0, "cluster.yaml: ok (1 note)\n"},
+		{[]model.Diagnostic{errd, errd, warn}, "cluster.yaml", 0, "cluster.yaml: 2 errors, 1 warning\n"},
+		{[]model.Diagnostic{warn, warn, note, note}, "c.yaml", 0, "c.yaml: 2 warnings, 2 notes\n"},
+		{[]model.Diagnostic{errd}, "", 0, "<input>: 1 error\n"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
-		Summary(&buf, tt.ds, tt.file)
+		SummaryAllowed(&buf, tt.ds, tt.file, tt.allowed)
 		if buf.String() != tt.want {
 			t.Errorf("Summary(%d diagnostics, %q) = %q, want %q", len(tt.ds), tt.file, buf.String(), tt.want)
 		}
@@ -274,12 +278,32 @@ func TestShort(t *testing.T) {
 			"c.yaml:3:3: warning[RLS-W0101]: unknown key\n"},
 		{model.Diagnostic{Code: model.NoteAssumedInventory, Severity: model.SeverityNote, Summary: "assumed"},
 			"<input>: note[RLS-N0001]: assumed\n"},
+		{model.Diagnostic{Code: model.WarnUnknownKey, Severity: model.SeverityError, Summary: "unknown key", Primary: span("c.yaml", 3, 3, 8), Denied: "--strict"},
+			"c.yaml:3:3: error[RLS-W0101]: unknown key (denied by --strict)\n"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer
 		Short(&buf, []model.Diagnostic{tt.d})
 		if buf.String() != tt.want {
 			t.Errorf("Short = %q, want %q", buf.String(), tt.want)
+		}
+	}
+}
+
+// TestEditLine: how a help line describes an edit.
+func TestEditLine(t *testing.T) {
+	src := MapSources(map[string][]byte{"c.yaml": []byte("a: 1\n  - X: 2\nb: 3\n")})
+	for _, tc := range []struct {
+		e    model.Edit
+		want string
+	}{
+		{model.Edit{Span: span("c.yaml", 1, 4, 5), NewText: "7"}, "line 1: replace `1` with `7`"},
+		{model.Edit{Span: span("c.yaml", 1, 5, 5), NewText: " # x"}, "line 1: insert ` # x`"},
+		{model.Edit{Span: model.Span{File: "c.yaml", Line: 2, Col: 1, EndLine: 3, EndCol: 1}}, "delete line 2"},
+		{model.Edit{Span: span("other.yaml", 2, 1, 2), NewText: "y"}, "other.yaml line 2: replace with `y`"},
+	} {
+		if got := editLine(tc.e, "c.yaml", src); got != tc.want {
+			t.Errorf("editLine(%+v) = %q, want %q", tc.e, got, tc.want)
 		}
 	}
 }

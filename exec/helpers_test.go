@@ -190,7 +190,7 @@ func loadPlan(t testing.TB, name, interpreter string) *pipeline.Outcome {
 		t.Fatal(err)
 	}
 	o := pipeline.CheckFile(file, pipeline.Options{GPUsPerNode: -1})
-	if o.Failed(false) || o.Result == nil || o.Result.Plan == nil {
+	if o.Failed() || o.Result == nil || o.Result.Plan == nil {
 		t.Fatalf("%s does not check: %+v", name, o.Diagnostics)
 	}
 	return o

@@ -54,11 +54,7 @@ func MatchRuns(plan *model.Plan, specs []RunSpec, file string) (runs map[string]
 				}
 				star = s.Argv
 			case plan.Component(n) == nil:
-				hint := ""
-				if near := fuzzy.Nearest(n, all); near != "" {
-					hint = fmt.Sprintf("; did you mean %s?", near)
-				}
-				return nil, nil, fmt.Errorf("no component %q in %s (components: %s)%s", n, file, strings.Join(all, ", "), hint)
+				return nil, nil, UnknownComponent(plan, n, file)
 			case runs[n] != nil:
 				return nil, nil, fmt.Errorf("component %s is given two programs", n)
 			default:
@@ -76,4 +72,15 @@ func MatchRuns(plan *model.Plan, specs []RunSpec, file string) (runs map[string]
 		}
 	}
 	return runs, skipped, nil
+}
+
+// UnknownComponent is the error for a component name the plan lacks: the
+// components it has, and the nearest one when a name is close.
+func UnknownComponent(plan *model.Plan, name, file string) error {
+	all := ComponentNames(plan)
+	hint := ""
+	if near := fuzzy.Nearest(name, all); near != "" {
+		hint = fmt.Sprintf("; did you mean %s?", near)
+	}
+	return fmt.Errorf("no component %q in %s (components: %s)%s", name, file, strings.Join(all, ", "), hint)
 }

@@ -474,6 +474,7 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 						diag := d.Errorf(model.CodeEnvRanksNotSubset, v.Span, fmt.Sprintf("includes node %d", r),
 							"env_configs[%d] node_ranks %v must be a subset of node group %q's nodes %v", j, ranks, g.Label, g.NodeRanks)
 						diag.Labels = []model.Label{{Span: g.RanksSpan, Message: "the group's node_ranks"}}
+						diag.Help = subsetFix(v, ranks, g.NodeRanks)
 						break
 					}
 				}
@@ -516,6 +517,7 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 						continue
 					}
 					v := model.EnvVar{Key: kval.Py.Str, Value: vval.Py.Str, KeySpan: kval.Span, ValueSpan: vval.Span}
+					v.ItemSpan, _ = d.ItemLine(kv)
 					ec.EnvVars = append(ec.EnvVars, v)
 				}
 			}
@@ -543,7 +545,7 @@ func (d *doc) expandRanks(v yamlpos.Value, available []int, what, owner string) 
 	for _, r := range ranges {
 		if r.End < r.Start {
 			d.Errorf(model.CodeRankReversed, v.Sub(r.Off, r.EndOff), "end before start", "%s of %s: range %d-%d ends before it starts", what, owner, r.Start, r.End).Help =
-				[]model.Fix{{Message: fmt.Sprintf("write %d-%d", r.End, r.Start)}}
+				[]model.Fix{swapFix(v, v.Sub(r.Off, r.EndOff), r.End, r.Start)}
 			return nil, false
 		}
 		for _, x := range [2]int{r.Start, r.End} {
@@ -575,4 +577,20 @@ func span0(n int) []int {
 		out[i] = i
 	}
 	return out
+}
+
+// subsetFix keeps the env_config's nodes that its group has, when some
+// are and the value is the source text.
+func subsetFix(v yamlpos.Value, ranks, group []int) []model.Fix {
+	var keep []int
+	for _, r := range ranks {
+		if containsInt(group, r) {
+			keep = append(keep, r)
+		}
+	}
+	if len(keep) == 0 || !v.Exact {
+		return nil
+	}
+	text := model.CompactRanks(keep, ",")
+	return []model.Fix{{Message: fmt.Sprintf("keep the group's nodes: `node_ranks: %s`", text), Edits: []model.Edit{{Span: v.Span, NewText: text}}}}
 }

@@ -149,7 +149,7 @@ func (d *doc) segments(v yamlpos.Value) ([]model.Segment, bool) {
 		s.AllResources, s.ResStart, s.ResEnd = p.Res.All, p.Res.Start, p.Res.End
 		if !s.AllResources && s.ResEnd < s.ResStart {
 			d.Errorf(model.CodeRankReversed, s.ResSpan, "end before start", "resource range %d-%d ends before it starts", s.ResStart, s.ResEnd).Help =
-				[]model.Fix{{Message: fmt.Sprintf("write %d-%d", s.ResEnd, s.ResStart)}}
+				[]model.Fix{swapFix(v, s.ResSpan, s.ResEnd, s.ResStart)}
 			ok = false
 			continue
 		}
@@ -164,7 +164,7 @@ func (d *doc) segments(v yamlpos.Value) ([]model.Segment, bool) {
 			s.ProcStart, s.ProcEnd = p.Proc.Start, p.Proc.End
 			if s.ProcEnd < s.ProcStart {
 				d.Errorf(model.CodeRankReversed, s.ProcSpan, "end before start", "process range %d-%d ends before it starts", s.ProcStart, s.ProcEnd).Help =
-					[]model.Fix{{Message: fmt.Sprintf("write %d-%d", s.ProcEnd, s.ProcStart)}}
+					[]model.Fix{swapFix(v, s.ProcSpan, s.ProcEnd, s.ProcStart)}
 				ok = false
 				continue
 			}
@@ -250,4 +250,15 @@ func (d *doc) dropEmpty(e emptyName) (model.Fix, bool) {
 	}
 	return model.Fix{Message: fmt.Sprintf("drop the stray comma: `%s`", text),
 		Edits: []model.Edit{{Span: d.TokenSpan(e.key.Node), NewText: text}}}, true
+}
+
+// swapFix writes a reversed range the right way round: an edit of the
+// range when the value is the source text (not an interpolation's result).
+func swapFix(v yamlpos.Value, at model.Span, start, end int) model.Fix {
+	text := fmt.Sprintf("%d-%d", start, end)
+	f := model.Fix{Message: "write " + text}
+	if v.Exact {
+		f.Edits = []model.Edit{{Span: at, NewText: text}}
+	}
+	return f
 }

@@ -32,29 +32,49 @@ func ReadFile(file string, lim Limits) ([]byte, *model.Diagnostic) {
 		return fail(model.CodeFileRead, "cannot read %s: %v", file, err)
 	}
 	defer f.Close()
-	// Read through the limit: a pipe or a device (/dev/zero) has no size
-	// to check first. The buffer is sized once (the file's size, else the
-	// limit), so reading never grows past what the limit allows.
 	size := lim.MaxFileBytes + 1
 	if st != nil && st.Mode().IsRegular() {
 		size = int(st.Size()) + 1
 	}
+	return readLimited(file, f, size, lim)
+}
+
+// StdinName is what spans call a config read from standard input
+// (`rlsolve check -`).
+const StdinName = "<stdin>"
+
+// ReadFrom reads an input from r (standard input), bounded as ReadFile
+// bounds a file; name is what spans call it.
+func ReadFrom(name string, r io.Reader, lim Limits) ([]byte, *model.Diagnostic) {
+	if lim.MaxFileBytes == 0 {
+		lim = DefaultLimits
+	}
+	return readLimited(name, r, min(lim.MaxFileBytes+1, 64<<10), lim)
+}
+
+// readLimited reads r through the limit: a pipe or a device (/dev/zero)
+// has no size to check first. The buffer starts at size (a file's size,
+// else a guess) and never grows past what the limit allows.
+func readLimited(name string, r io.Reader, size int, lim Limits) ([]byte, *model.Diagnostic) {
+	fail := func(code, format string, args ...any) ([]byte, *model.Diagnostic) {
+		return nil, &model.Diagnostic{Code: code, Severity: model.SeverityError, Summary: fmt.Sprintf(format, args...), Primary: model.Span{File: name}}
+	}
 	data := make([]byte, 0, size)
 	for len(data) <= lim.MaxFileBytes {
 		if len(data) == cap(data) {
-			data = append(data, 0)[:len(data)] // the file grew since Stat
+			data = append(data, 0)[:len(data)] // the file grew since Stat, or a pipe holds more
 		}
-		n, rerr := f.Read(data[len(data):min(cap(data), lim.MaxFileBytes+1)])
+		n, rerr := r.Read(data[len(data):min(cap(data), lim.MaxFileBytes+1)])
 		data = data[:len(data)+n]
 		if rerr == io.EOF {
 			break
 		}
 		if rerr != nil {
-			return fail(model.CodeFileRead, "cannot read %s: %v", file, rerr)
+			return fail(model.CodeFileRead, "cannot read %s: %v", name, rerr)
 		}
 	}
 	if len(data) > lim.MaxFileBytes {
-		return fail(model.CodeLimit, "%s is larger than %d bytes; rlsolve reads at most %d", file, lim.MaxFileBytes, lim.MaxFileBytes)
+		return fail(model.CodeLimit, "%s is larger than %d bytes; rlsolve reads at most %d", name, lim.MaxFileBytes, lim.MaxFileBytes)
 	}
 	return data, nil
 }

@@ -18,6 +18,7 @@ const (
 	CodeProcessLimit     = "RLS-E0111" // more processes than rlsolve expands
 	CodeSolverBudget     = "RLS-E0112" // the solver ran out of its time budget
 	CodeInternal         = "RLS-E0113" // an internal error: a bug in rlsolve
+	CodePolicy           = "RLS-E0114" // a `# rlsolve:` comment or .rlsolve.yaml setting is malformed
 
 	CodeRankSyntax         = "RLS-E0201" // a rank spec or placement part is malformed
 	CodeRankReversed       = "RLS-E0202" // a range's end is below its start
@@ -71,6 +72,7 @@ const (
 	CodeMARolloutSubset   = "RLS-E0511" // multi-agent: a rollout component outside the actor's GPUs
 	CodeMAExclusive       = "RLS-E0512" // multi-agent: exclusive components share GPUs
 	CodeMAExtraEngine     = "RLS-E0513" // multi-agent: an extra engine's section missing or its sizes do not divide
+	CodeActorParallel     = "RLS-E0514" // the actor's GPUs not a multiple of TP x PP x CP (Megatron refuses, D21)
 
 	CodeInventoryNodes   = "RLS-E0601" // inventory has fewer nodes than num_nodes
 	CodeInventoryInvalid = "RLS-E0602" // inventory ranks missing, repeated or malformed
@@ -86,7 +88,7 @@ const (
 	WarnEmptyComponent  = "RLS-W0109" // a trailing comma names an empty component
 	WarnInventoryExtra  = "RLS-W0110" // inventory has more nodes than num_nodes
 	WarnRobotCount      = "RLS-W0111" // hardware configs and inventory disagree on robots
-	WarnParallelDivides = "RLS-W0112" // world size not divisible by TP*PP*CP
+	WarnParallelDivides = "RLS-W0112" // a rollout's GPUs not a multiple of TP*PP: GPUs left idle (D21)
 
 	NoteAssumedInventory = "RLS-N0001" // no inventory given: 8 GPUs per node assumed
 	NoteConflictsCut     = "RLS-N0002" // more conflicts than --max-conflicts shows

@@ -108,6 +108,10 @@ type EnvVar struct {
 	Value     string
 	KeySpan   Span
 	ValueSpan Span
+	// ItemSpan is the item's whole line, its line ending included, when
+	// the line holds the item alone (deleting it removes the item); zero
+	// otherwise.
+	ItemSpan Span
 }
 
 // ComponentEntry is one key of component_placement: one or more component

@@ -56,6 +56,9 @@ type Diagnostic struct {
 	Labels       []Label
 	Why          string
 	Help         []Fix
+	// Denied names the setting that made this warning or note an error
+	// ("--deny RLS-W0105", "--strict"); empty otherwise.
+	Denied string
 }
 
 // Diagnostics is a list with helpers used by every stage.

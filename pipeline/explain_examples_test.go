@@ -3,8 +3,10 @@ package pipeline_test
 import (
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/grammar"
@@ -23,6 +25,7 @@ func TestExplainExamplesTrigger(t *testing.T) {
 		model.CodeInternal:     "a bug in rlsolve: no config triggers it by design",
 		model.NoteSearchPath:   "needs a folder of configs above the example; grammar's composition tests trigger it",
 		model.CodePlanDocument: "a plan document read back (plan --diff), not a config; render's reader tests trigger it",
+		model.NoteSolveBound:   "needs a search that time cuts short, which no example can promise; solver's tests trigger it with a tiny step budget",
 	}
 	for _, e := range diag.Codes() {
 		if _, skip := elsewhere[e.Code]; skip {
@@ -32,6 +35,16 @@ func TestExplainExamplesTrigger(t *testing.T) {
 			continue // slime, suggest, launch and topology merge test their own examples
 		}
 		found := false
+		if solveFlags, ok := solveExample(e.Example); ok {
+			o := pipeline.Solve("example.yaml", []byte(e.Example), solveOptions(t, solveFlags))
+			for _, d := range o.Diagnostics {
+				found = found || d.Code == e.Code
+			}
+			if !found {
+				t.Errorf("%s (%s): its explain example does not trigger it in solve", e.Code, e.Title)
+			}
+			continue
+		}
 		ovs := exampleOverrides(t, e.Example)
 		profile := ""
 		if e.Code == model.CodeMemoryInput { // its example is checked with a memory profile that cannot be used
@@ -65,4 +78,37 @@ func exampleOverrides(t *testing.T, example string) grammar.Overrides {
 		t.Fatalf("example overrides %q: %v", args, err)
 	}
 	return ovs
+}
+
+// solveExample reads the flags of an example solve runs, as in
+// `# rlsolve solve example.yaml --gpus-per-node 8`.
+func solveExample(example string) ([]string, bool) {
+	first, _, _ := strings.Cut(example, "\n")
+	args, ok := strings.CutPrefix(first, "# rlsolve solve example.yaml")
+	return strings.Fields(args), ok
+}
+
+// solveOptions turns an example's flags (--gpus-per-node N,
+// --solver-budget D) into solve's options.
+func solveOptions(t *testing.T, flags []string) pipeline.SolveOptions {
+	opt := pipeline.SolveOptions{Options: pipeline.Options{GPUsPerNode: -1}}
+	for i := 0; i+1 < len(flags); i += 2 {
+		switch flags[i] {
+		case "--gpus-per-node":
+			n, err := strconv.Atoi(flags[i+1])
+			if err != nil {
+				t.Fatalf("example flag %s %s: %v", flags[i], flags[i+1], err)
+			}
+			opt.GPUsPerNode = n
+		case "--solver-budget":
+			d, err := time.ParseDuration(flags[i+1])
+			if err != nil {
+				t.Fatalf("example flag %s %s: %v", flags[i], flags[i+1], err)
+			}
+			opt.SolverBudget = d
+		default:
+			t.Fatalf("example flag %s: only --gpus-per-node and --solver-budget are read", flags[i])
+		}
+	}
+	return opt
 }

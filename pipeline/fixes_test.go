@@ -5,13 +5,13 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
-	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/internal/textedit"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 )
@@ -23,12 +23,18 @@ type fixInput struct {
 	text  []byte
 	inv   *model.Inventory
 	slime bool
+	// class and ovs are the --mode and the overrides it is checked with.
+	class model.PlacementClass
+	ovs   grammar.Overrides
 }
 
 func (in fixInput) check(text []byte) model.Diagnostics {
-	opt := pipeline.Options{GPUsPerNode: -1, Inventory: in.inv}
-	if in.slime {
+	opt := pipeline.Options{GPUsPerNode: -1, Inventory: in.inv, Class: in.class, Overrides: in.ovs}
+	switch {
+	case in.slime:
 		return pipeline.CheckSlime(string(text), "", opt).Diagnostics
+	case grammar.IsSlimeDoc(text):
+		return pipeline.CheckSlimeBytes("", in.name, text, opt).Diagnostics
 	}
 	return pipeline.CheckBytes(in.name, text, opt).Diagnostics
 }
@@ -57,8 +63,9 @@ func fixInputs(t *testing.T) []fixInput {
 		}
 	}
 	for _, e := range diag.Codes() {
-		if !strings.HasPrefix(e.Example, "# rlsolve check example.yaml ") {
-			ins = append(ins, fixInput{name: "example.yaml", text: []byte(e.Example)})
+		ovs := exampleOverrides(t, e.Example)
+		for _, class := range []model.PlacementClass{"", model.ClassModelParallel} {
+			ins = append(ins, fixInput{name: "example.yaml", text: []byte(e.Example), class: class, ovs: ovs})
 		}
 	}
 	for _, corpus := range []string{"FuzzCheck", "FuzzLoadSuggest"} {
@@ -104,47 +111,16 @@ func corpusValue(line string) (string, bool) {
 	return "", false
 }
 
-// offset turns a 1-based line and byte column into an offset of text.
-func offset(text []byte, line, col int) (int, bool) {
-	off := 0
-	for l := 1; l < line; l++ {
-		i := bytes.IndexByte(text[off:], '\n')
-		if i < 0 {
-			return 0, false
-		}
-		off += i + 1
-	}
-	end := len(text)
-	if i := bytes.IndexByte(text[off:], '\n'); i >= 0 {
-		end = off + i
-	}
-	if col < 1 || off+col-1 > end {
-		return 0, false
-	}
-	return off + col - 1, true
-}
-
-// apply performs a fix's edits on text, last first; false when an edit
-// points elsewhere.
+// apply performs a fix's edits on text; false when an edit points
+// elsewhere or does not apply.
 func apply(text []byte, name string, f model.Fix) ([]byte, bool) {
-	edits := append([]model.Edit(nil), f.Edits...)
-	sort.Slice(edits, func(i, j int) bool {
-		a, b := edits[i].Span, edits[j].Span
-		return a.Line > b.Line || a.Line == b.Line && a.Col > b.Col
-	})
-	out := append([]byte(nil), text...)
-	for _, e := range edits {
+	for _, e := range f.Edits {
 		if e.Span.File != name {
 			return nil, false
 		}
-		from, ok1 := offset(out, e.Span.Line, e.Span.Col)
-		to, ok2 := offset(out, e.Span.EndLine, e.Span.EndCol)
-		if !ok1 || !ok2 || to < from {
-			return nil, false
-		}
-		out = append(out[:from], append([]byte(e.NewText), out[to:]...)...)
 	}
-	return out, true
+	out, err := textedit.Apply(text, f.Edits)
+	return out, err == nil
 }
 
 // movedColumn is where a column on the primary's line lands after the

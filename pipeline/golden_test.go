@@ -111,7 +111,7 @@ func runGolden(t *testing.T, dir, name string) {
 
 	var text bytes.Buffer
 	diag.Text(&text, ds, diag.MapSources(sources), false)
-	js, err := json.MarshalIndent(diag.CheckEnvelope(!o.Failed(false), ds), "", "  ")
+	js, err := json.MarshalIndent(diag.CheckEnvelope(!o.Failed(), ds), "", "  ")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,7 +39,7 @@ func exitCode(o *pipeline.Outcome) int {
 		return 3
 	case o.IOError:
 		return 2
-	case o.Failed(false):
+	case o.Failed():
 		return 1
 	}
 	return 0

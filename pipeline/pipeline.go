@@ -5,10 +5,13 @@
 package pipeline
 
 import (
+	"io"
+	"strings"
 	"time"
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/policy"
 	"github.com/rlsolve/rlsolve/rules"
 	"github.com/rlsolve/rlsolve/solver"
 	"github.com/rlsolve/rlsolve/strategies"
@@ -34,6 +37,14 @@ type Options struct {
 	// Overrides are Hydra command-line overrides, applied to an RLinf
 	// config after its defaults list is composed.
 	Overrides grammar.Overrides
+	// Stdin is read for the file name "-" (grammar.StdinName in spans).
+	Stdin io.Reader
+	// Policy is the command line's allow, deny, strict and quiet settings;
+	// when set, the .rlsolve.yaml beside the config is read too. A
+	// config's own `# rlsolve:` comments apply either way.
+	Policy *policy.Policy
+	// verifying is set for the check of a fix's edited config.
+	verifying bool
 	// ModelConfig is --model-config FILE: the model's config.json when
 	// none lies beside its path. MemProfile is --mem-profile FILE.
 	ModelConfig, MemProfile string
@@ -70,12 +81,13 @@ type Outcome struct {
 	// Budget is set when the solver ran out of time, Internal when
 	// expansion broke an invariant (exit 3 both).
 	Budget, Internal bool
+	// Allowed counts the diagnostics the policy dropped.
+	Allowed int
 }
 
-// Failed reports whether the outcome fails a check.
-func (o *Outcome) Failed(strict bool) bool {
-	return o.Diagnostics.HasErrors() || strict && o.Diagnostics.Count(model.SeverityWarning) > 0
-}
+// Failed reports whether the outcome fails a check: an error, including a
+// warning the policy denied.
+func (o *Outcome) Failed() bool { return o.Diagnostics.HasErrors() }
 
 // LoadInventory reads an inventory file. When it fails, the outcome says
 // why (an I/O failure exits 2, a bad inventory 1).
@@ -94,25 +106,46 @@ func LoadInventory(file string, lim grammar.Limits) (*model.Inventory, *Outcome)
 	return inv, nil
 }
 
-// CheckFile runs the whole check on one file.
+// CheckFile runs the whole check on one file ("-": standard input).
 func CheckFile(file string, opt Options) *Outcome {
-	data, d := grammar.ReadFile(file, opt.Limits)
-	if d != nil {
-		return &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}
+	file, data, bad := readInput(file, opt)
+	if bad != nil {
+		return bad
 	}
 	return CheckBytes(file, data, opt)
+}
+
+// readInput reads a config file, or standard input for "-" (then named
+// grammar.StdinName); the outcome says why when it cannot (exit 2).
+func readInput(file string, opt Options) (string, []byte, *Outcome) {
+	var data []byte
+	var d *model.Diagnostic
+	if file == "-" {
+		file = grammar.StdinName
+		if opt.Stdin == nil {
+			opt.Stdin = strings.NewReader("")
+		}
+		data, d = grammar.ReadFrom(file, opt.Stdin, opt.Limits)
+	} else {
+		data, d = grammar.ReadFile(file, opt.Limits)
+	}
+	if d != nil {
+		return file, nil, &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}
+	}
+	return file, data, nil
 }
 
 // CheckBytes runs the whole check on a config's bytes.
 func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	opt.defaults()
-	o, cfg, inv := load(file, data, opt)
-	defer func() { o.Diagnostics.Sort() }()
+	o, cfg, inv, ropt := load(file, data, opt)
+	defer o.finish(file, data, opt)
 	if inv == nil {
 		return o
 	}
 	mem, notes := o.memory(cfg.Memory, usedNodes(inv, cfg.NumNodes), cfg.ComponentsSpan, opt)
-	set := rules.Build(cfg, inv, rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses, Memory: mem})
+	ropt.Memory = mem
+	set := rules.Build(cfg, inv, ropt)
 	o.Diagnostics = append(o.Diagnostics, rules.ConfigWarnings(cfg, inv)...)
 	valid := o.judge(set, opt, cfg.ComponentsSpan)
 	o.memoryNotes(notes)
@@ -125,34 +158,38 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 		return o
 	}
 	o.Result = res
-	o.Diagnostics = append(o.Diagnostics, rules.PlanWarnings(cfg, res.Plan, res.Cluster.Cluster)...)
+	warnings := rules.PlanWarnings(cfg, res.Plan, res.Cluster.Cluster)
+	verifyPlanFixes(warnings, file, data, opt)
+	o.Diagnostics = append(o.Diagnostics, warnings...)
 	o.addMemory(set)
 	return o
 }
 
-// load reads a config and picks its inventory and placement class; inv is
-// nil when the config cannot be judged.
-func load(file string, data []byte, opt Options) (o *Outcome, cfg *model.Config, inv *model.Inventory) {
+// load reads a config and picks its inventory and placement class, and
+// the options of its rules; inv is nil when the config cannot be judged.
+func load(file string, data []byte, opt Options) (o *Outcome, cfg *model.Config, inv *model.Inventory, ropt rules.Options) {
 	o = &Outcome{File: file, Sources: map[string][]byte{file: data}}
 	cfg, ds := grammar.LoadConfigWith(file, data, grammar.ConfigOptions{Limits: opt.Limits, Overrides: opt.Overrides})
 	o.Config, o.Diagnostics = cfg, ds
 	// The rules still run after errors in some entries, so that one run
 	// reports every independent problem; they need a usable node count.
 	if cfg == nil || cfg.NumNodes <= 0 || cfg.IsBroken(model.BrokenInventory, "") && opt.Inventory == nil {
-		return o, cfg, nil
+		return o, cfg, nil, ropt
 	}
 	inv = o.chooseInventory(cfg, opt)
 	o.Class = opt.Class
+	ropt = rules.Options{Class: o.Class, MaxProcesses: opt.Limits.MaxProcesses, MaxTotalProcesses: opt.Limits.MaxTotalProcesses}
 	if o.Class == "" {
 		choice := rules.Class(cfg)
 		o.Class = choice.Class
+		ropt.Class, ropt.ClassWhy, ropt.ClassAt = choice.Class, choice.Why, choice.At
 		// The class changes the layout unless it is the hybrid one; a
 		// hybrid run with TP sizes (Megatron SFT) is worth saying too.
 		if choice.Class != model.ClassHybrid || cfg.ModelParallel.Present {
 			o.Diagnostics = append(o.Diagnostics, rules.ClassNote(choice))
 		}
 	}
-	return o, cfg, inv
+	return o, cfg, inv, ropt
 }
 
 // addMemory records the memory of a valid input, with its warnings.

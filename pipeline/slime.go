@@ -52,7 +52,7 @@ func CheckSlimeBytes(flags, file string, data []byte, opt Options) *SlimeOutcome
 	} else {
 		so.Sources[file] = data
 	}
-	defer func() { so.Diagnostics.Sort() }()
+	defer so.finish(file, data, opt)
 	var cfg *model.SlimeConfig
 	if file != "" {
 		c, ds := grammar.LoadSlime(file, data, lim, flags == "")
@@ -165,9 +165,9 @@ func Check(file, slimeFlags string, opt Options) (*Outcome, *SlimeOutcome) {
 		so := CheckSlimeBytes(slimeFlags, "", nil, opt)
 		return so.Outcome, so
 	}
-	data, d := grammar.ReadFile(file, opt.Limits)
-	if d != nil {
-		return &Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}, nil
+	file, data, bad := readInput(file, opt)
+	if bad != nil {
+		return bad, nil
 	}
 	if slimeFlags != "" || grammar.IsSlimeDoc(data) {
 		so := CheckSlimeBytes(slimeFlags, file, data, opt)

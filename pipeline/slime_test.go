@@ -57,7 +57,7 @@ func TestSlimeLayoutsOfTheSpec(t *testing.T) {
 		{a + "--colocate --debug-rollout-only", 16, 0, 0, 16, model.ModeRolloutOnly},
 	} {
 		so := CheckSlime(c.flags, "", noInventory())
-		if so.Failed(false) || so.Plan == nil || so.Plan.Plan == nil {
+		if so.Failed() || so.Plan == nil || so.Plan.Plan == nil {
 			t.Errorf("%s: %v", c.flags, so.Diagnostics)
 			continue
 		}
@@ -115,11 +115,11 @@ inventory:
 	// arithmetic puts engines 1 and 2 on engine 0's node (a warning, as
 	// their engines fit in a node); rlsolve plans them where they run.
 	so := CheckSlime("", p, noInventory())
-	if so.Failed(false) || codes(so.Diagnostics)[0] != model.WarnSlimeRankNode || so.Diagnostics[0].Primary.File != p {
+	if so.Failed() || codes(so.Diagnostics)[0] != model.WarnSlimeRankNode || so.Diagnostics[0].Primary.File != p {
 		t.Fatalf("%v", so.Diagnostics)
 	}
 	so = CheckSlime("--num-gpus-per-node 4", p, noInventory())
-	if so.Failed(false) || so.Plan.Plan == nil {
+	if so.Failed() || so.Plan.Plan == nil {
 		t.Fatalf("%v", so.Diagnostics)
 	}
 	if so.File != p || string(so.Sources[grammar.SlimeSource]) != "--num-gpus-per-node 4" {
@@ -131,7 +131,7 @@ inventory:
 	}
 	// Flags override the file's keys.
 	so = CheckSlime("--num-gpus-per-node 4 --rollout-num-gpus 2", p, noInventory())
-	if so.Failed(false) || len(so.Plan.Layout.Engines) != 1 {
+	if so.Failed() || len(so.Plan.Layout.Engines) != 1 {
 		t.Errorf("override: %v", so.Diagnostics)
 	}
 	// Unreadable and missing files are I/O errors (exit 2).
@@ -144,18 +144,18 @@ inventory:
 // nodes of --num-gpus-per-node GPUs.
 func TestSlimeInventoryChoice(t *testing.T) {
 	so := CheckSlime("--rollout-num-gpus 8 --num-gpus-per-node 4", "", noInventory())
-	if so.Failed(false) || len(so.Inventory.Nodes) != 4 || so.Inventory.Nodes[0].AccelCount != 4 || !so.Inventory.Assumed {
+	if so.Failed() || len(so.Inventory.Nodes) != 4 || so.Inventory.Nodes[0].AccelCount != 4 || !so.Inventory.Assumed {
 		t.Errorf("assumed: %+v %v", so.Inventory, so.Diagnostics)
 	}
 	// One-GPU engines fit on 4-GPU nodes whatever --num-gpus-per-node
 	// says; slime's rank arithmetic (8 engines per node) is warned about.
 	so = CheckSlime("--rollout-num-gpus 8", "", Options{GPUsPerNode: 4})
-	if so.Failed(false) || !reflect.DeepEqual(codes(so.Diagnostics), []string{model.WarnSlimeRankNode, model.WarnSlimeActorSpread}) {
+	if so.Failed() || !reflect.DeepEqual(codes(so.Diagnostics), []string{model.WarnSlimeRankNode, model.WarnSlimeActorSpread}) {
 		t.Errorf("--gpus-per-node 4 with the default node size: %v", codes(so.Diagnostics))
 	}
 	inv := topology.Uniform(1, 8, "inv.yaml")
 	so = CheckSlime("--rollout-num-gpus 8", "", Options{GPUsPerNode: 4, Inventory: inv})
-	if !so.Failed(false) || codes(so.Diagnostics)[0] != model.CodeSlimeFit {
+	if !so.Failed() || codes(so.Diagnostics)[0] != model.CodeSlimeFit {
 		t.Errorf("--inventory wins: %v", codes(so.Diagnostics))
 	}
 }
@@ -290,12 +290,12 @@ func FuzzCheckSlime(f *testing.F) {
 // the group and the actor are planned, with a note.
 func TestSlimeSGLangConfig(t *testing.T) {
 	so := CheckSlime("--actor-num-nodes 2 --colocate --sglang-config /tmp/x.yaml --rollout-num-gpus-per-engine 64", "", noInventory())
-	if so.Failed(false) || so.Plan.Plan == nil || so.Plan.Layout.NumBundles != 16 || len(so.Plan.Layout.Engines) != 0 ||
+	if so.Failed() || so.Plan.Plan == nil || so.Plan.Layout.NumBundles != 16 || len(so.Plan.Layout.Engines) != 0 ||
 		!contains(codes(so.Diagnostics), model.NoteSlimeSGLangConfig) {
 		t.Fatalf("%v", so.Diagnostics)
 	}
 	so = CheckSlime("--colocate --sglang-config /tmp/x.yaml --prefill-num-servers 1", "", noInventory())
-	if !so.Failed(false) || !contains(codes(so.Diagnostics), model.CodeSlimeGroups) {
+	if !so.Failed() || !contains(codes(so.Diagnostics), model.CodeSlimeGroups) {
 		t.Errorf("with --prefill-num-servers: %v", so.Diagnostics)
 	}
 }
@@ -308,7 +308,7 @@ func TestReadSlimeCommand(t *testing.T) {
 		t.Fatalf("%q %q %+v", text, src, d)
 	}
 	so := CheckSlime(text, "", Options{GPUsPerNode: -1, SlimeSource: src})
-	if !so.Failed(false) || so.File != p || so.Diagnostics[0].Primary.File != p || so.Diagnostics[0].Primary.Line != 2 || so.Sources[p] == nil {
+	if !so.Failed() || so.File != p || so.Diagnostics[0].Primary.File != p || so.Diagnostics[0].Primary.Line != 2 || so.Sources[p] == nil {
 		t.Errorf("%+v", so.Diagnostics)
 	}
 	for _, arg := range []string{"@-", "-"} {

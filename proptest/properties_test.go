@@ -59,7 +59,7 @@ var configOnly = []string{model.CodeDuplicateLabel, model.CodeEnvNodeDuplicated,
 	model.CodeHardwareConflict, model.CodeMPMissing, model.CodeMPNotContiguous, model.CodeMPMode, model.CodeMPCollocatedExtra,
 	model.CodeMPTPDivisible, model.CodeMPTPTooLarge, model.CodeMPRecompute, model.CodeMPAutoOrder, model.CodeMPSizes,
 	model.CodeResourceOrder, model.CodeDuplicateResource, model.CodeProcessOrder, model.CodeDuplicateProcess,
-	model.CodeMixedTypedUntyped, model.CodeGroupsOverlap, model.CodeInventoryNodes}
+	model.CodeMixedTypedUntyped, model.CodeGroupsOverlap, model.CodeInventoryNodes, model.CodeActorParallel}
 
 // TestPropExpandExactlyWhenAccepted: the solver is the only judge. For
 // random configs, expansion (which judges nothing) succeeds whenever the

@@ -344,6 +344,7 @@ func (w *walker) diagnostics(ds []diag.JSONDiagnostic) {
 			})
 			w.em.endObject()
 		})
+		w.optStr("denied_by", d.DeniedBy)
 		w.em.endObject()
 	})
 }

@@ -9,6 +9,11 @@ import (
 // Options select the placement class and the bounds of one build.
 type Options struct {
 	Class model.PlacementClass
+	// ClassWhy says how the class was chosen ("runner.task_type:
+	// reasoning", "--mode"), ClassAt where (unknown for --mode), for the
+	// messages of the class's own rules.
+	ClassWhy string
+	ClassAt  model.Span
 	// MaxProcesses bounds one component's processes, MaxTotalProcesses all
 	// of them (defaults 1<<20 and 2<<20): past them nothing is expanded.
 	MaxProcesses, MaxTotalProcesses int
@@ -70,11 +75,14 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 			b.entryRules(ei)
 		}
 	}
-	if opt.Class != model.ClassHybrid && opt.Class != model.ClassBase && opt.Class != "" && !brokenMP(cfg) {
+	if b.mpClass() && !brokenMP(cfg) {
 		b.mpRules()
 	}
 	if opt.Memory != nil && cfg.Memory != nil {
 		b.memoryRules()
+	}
+	if !brokenMP(cfg) {
+		b.actorParallelRule()
 	}
 	return b.set
 }

@@ -192,7 +192,8 @@ func (x *entryView) readParts(segs []int) (*Violation, bool) {
 			}
 			x.roles[x.fact(si)] = fmt.Sprintf("%d processes on %d %s", pt.Processes(), pt.Resources(), x.r.Unit())
 			return &Violation{Code: model.CodeNotDivisible, Primary: x.fact(si), Roles: x.roles,
-				Summary: fmt.Sprintf("%s: %d processes cannot be spread evenly over %d %s", x.who, pt.Processes(), pt.Resources(), x.r.Unit())}, false
+				Summary: fmt.Sprintf("%s: %d processes cannot be spread evenly over %d %s", x.who, pt.Processes(), pt.Resources(), x.r.Unit()),
+				Fixes:   x.processCountFixes(si, pt)}, false
 		}
 		if x.procs.Len()+pt.Processes() > x.b.opt.MaxProcesses {
 			return nil, true // the process limit rule says so
@@ -245,7 +246,8 @@ func (x *entryView) orderAfter(pt model.Part) *Violation {
 	if pt.ProcStart <= prev.ProcEnd && pt.ProcEnd >= first {
 		x.roles[pf], x.roles[f] = fmt.Sprintf("uses process ranks up to %d", prev.ProcEnd), fmt.Sprintf("starts again at %d", pt.ProcStart)
 		return &Violation{Code: model.CodeDuplicateProcess, Primary: f, At: x.e.Segments[pt.Index].ProcSpan, Roles: x.roles,
-			Summary: fmt.Sprintf("%s: process rank %d is placed twice", x.who, pt.ProcStart)}
+			Summary: fmt.Sprintf("%s: process rank %d is placed twice", x.who, pt.ProcStart),
+			Fixes:   []Fix{x.b.renumberFix(x.ei, pt.Index, prev.ProcEnd+1, pt.ProcEnd-pt.ProcStart)}}
 	}
 	if pt.ProcStart != prev.ProcEnd+1 {
 		x.roles[pf], x.roles[f] = fmt.Sprintf("ends at process %d", prev.ProcEnd), fmt.Sprintf("starts at process %d", pt.ProcStart)
@@ -271,4 +273,32 @@ func groupsText(labels []string) string {
 		return "the cluster"
 	}
 	return "node group(s) " + strings.Join(labels, ",")
+}
+
+// processCountFixes give part si the nearest process counts that divide
+// its resources, or that its resources divide: fewer, then more.
+func (x *entryView) processCountFixes(si int, pt model.Part) []Fix {
+	if !x.e.Segments[si].HasProcesses {
+		return nil
+	}
+	res, n := pt.Resources(), pt.Processes()
+	even := func(k int) bool { return k > 0 && (res%k == 0 || k%res == 0) }
+	var out []Fix
+	for d := 1; d <= n && len(out) < 2; d++ {
+		for _, k := range []int{n - d, n + d} {
+			if len(out) < 2 && even(k) {
+				procs := fmt.Sprintf("%d processes", k)
+				if k == 1 {
+					procs = "1 process"
+				}
+				out = append(out, x.b.fix(fmt.Sprintf("run %s on the %d %s: `%s`", procs, res, x.r.Unit(), rangeStr(pt.ProcStart, pt.ProcStart+k-1)),
+					func(cfg *model.Config) (model.Edit, bool) {
+						sg := &cfg.Components[x.ei].Segments[si]
+						sg.ProcEnd = sg.ProcStart + k - 1
+						return model.Edit{Span: sg.ProcSpan, NewText: rangeStr(sg.ProcStart, sg.ProcEnd)}, true
+					}))
+			}
+		}
+	}
+	return out
 }

@@ -35,7 +35,8 @@ func (b *builder) labelRules() {
 				b.pair(ruleDuplicateLabel, la, lb, &Violation{Code: model.CodeDuplicateLabel, Primary: lb,
 					Summary: fmt.Sprintf("two node groups are labelled %q", label),
 					Why:     "RLinf looks groups up by label; it accepts the config but fails when the cluster starts (D6).",
-					Roles:   map[int]string{la: "first defined here", lb: "second group with this label"}})
+					Roles:   map[int]string{la: "first defined here", lb: "second group with this label"},
+					Fixes:   []Fix{b.renameLabelFix(g2)}})
 			}
 		}
 	}
@@ -46,11 +47,18 @@ func (b *builder) envRules(gi int) {
 	g := &cfg.NodeGroups[gi]
 	for j := range g.EnvConfigs {
 		for k := j + 1; k < len(g.EnvConfigs); k++ {
-			if n, ok := commonNode(g.EnvConfigs[j].NodeRanks, g.EnvConfigs[k].NodeRanks); ok {
+			if common := commonNodes(g.EnvConfigs[j].NodeRanks, g.EnvConfigs[k].NodeRanks); len(common) > 0 {
+				n := common[0]
 				ej, ek := fs.env[gi][j], fs.env[gi][k]
-				b.pair(ruleEnvNode, ej, ek, &Violation{Code: model.CodeEnvNodeDuplicated, Primary: ek,
+				v := &Violation{Code: model.CodeEnvNodeDuplicated, Primary: ek,
 					Summary: fmt.Sprintf("node %d is in two env_configs of node group %q", n, g.Label),
-					Roles:   map[int]string{ej: fmt.Sprintf("env_configs[%d] covers node %d", j, n), ek: fmt.Sprintf("env_configs[%d] covers node %d too", k, n)}})
+					Roles:   map[int]string{ej: fmt.Sprintf("env_configs[%d] covers node %d", j, n), ek: fmt.Sprintf("env_configs[%d] covers node %d too", k, n)}}
+				for _, at := range []int{k, j} {
+					if fix, ok := b.envRanksFix(gi, at, common); ok {
+						v.Fixes = append(v.Fixes, fix)
+					}
+				}
+				b.pair(ruleEnvNode, ej, ek, v)
 			}
 		}
 	}
@@ -65,10 +73,14 @@ func (b *builder) envRules(gi int) {
 			}
 			x, y := fs.envVar[gi][f.j][f.k], fs.envVar[gi][j][k]
 			old := g.EnvConfigs[f.j].EnvVars[f.k]
-			b.pair(ruleEnvVar, x, y, &Violation{Code: model.CodeEnvVarDuplicated, Primary: y,
+			viol := &Violation{Code: model.CodeEnvVarDuplicated, Primary: y,
 				Summary: fmt.Sprintf("env var %s is set twice in node group %q (%q and %q)", v.Key, g.Label, old.Value, v.Value),
 				Why:     "RLinf allows each env var key once per node group, across all its env_configs, even for disjoint nodes (D11).",
-				Roles:   map[int]string{x: fmt.Sprintf("sets it to %q", old.Value), y: fmt.Sprintf("...and this sets it to %q", v.Value)}})
+				Roles:   map[int]string{x: fmt.Sprintf("sets it to %q", old.Value), y: fmt.Sprintf("...and this sets it to %q", v.Value)}}
+			if fix, ok := b.envVarDeleteFix(gi, j, k); ok {
+				viol.Fixes = []Fix{fix}
+			}
+			b.pair(ruleEnvVar, x, y, viol)
 		}
 	}
 }
@@ -138,15 +150,17 @@ func (b *builder) pair(r *Rule, x, y int, v *Violation) {
 		}})
 }
 
-func commonNode(a, b []int) (int, bool) {
+// commonNodes are the ranks of b that a has too, in b's order.
+func commonNodes(a, b []int) []int {
 	set := map[int]bool{}
 	for _, x := range a {
 		set[x] = true
 	}
+	var out []int
 	for _, x := range b {
 		if set[x] {
-			return x, true
+			out = append(out, x)
 		}
 	}
-	return 0, false
+	return out
 }

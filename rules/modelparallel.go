@@ -153,7 +153,8 @@ func (b *builder) setting(p Present, name string) (int, int) {
 	if !on {
 		return 1, -1
 	}
-	val := map[string]model.IntFact{"actor_tp": mp.ActorTP, "rollout_tp": mp.RolloutTP, "rollout_pp": mp.RolloutPP, "inference_tp": mp.InferenceTP}
+	val := map[string]model.IntFact{"actor_tp": mp.ActorTP, "actor_pp": mp.ActorPP, "actor_cp": mp.ActorCP,
+		"rollout_tp": mp.RolloutTP, "rollout_pp": mp.RolloutPP, "inference_tp": mp.InferenceTP}
 	return val[name].Value, f
 }
 
@@ -230,12 +231,40 @@ func last(l []int) int { return l[len(l)-1] }
 func (x *mpView) required(names ...string) *Violation {
 	for _, n := range names {
 		if x.b.entryOf(n) < 0 {
-			return &Violation{Code: model.CodeMPMissing, Primary: -1, Roles: x.roles,
-				Summary: fmt.Sprintf("%s placement needs a `%s` component", x.b.classWord(), n),
-				Why:     fmt.Sprintf("RLinf's %s requires %s GPUs.", x.b.opt.Class.RLinfClass(), joinAnd(names))}
+			return x.b.missing(n, names)
 		}
 	}
 	return nil
+}
+
+// missing is the violation of a component the class requires: it says
+// which class, how it was chosen and where, and that --mode hybrid checks
+// a run of another kind (a fix without edits, kept when checking the
+// config as Hybrid leaves fewer conflicts).
+func (b *builder) missing(n string, names []string) *Violation {
+	cls := b.opt.Class.RLinfClass()
+	how := b.opt.ClassWhy
+	if how == "" {
+		how = "chosen with --mode"
+	}
+	v := &Violation{Code: model.CodeMPMissing, Primary: -1,
+		Summary: fmt.Sprintf("%s placement needs a `%s` component (class %s: %s)", b.classWord(), n, cls, how),
+		Why:     fmt.Sprintf("RLinf's %s requires %s GPUs; the entry point of the run picks the class, and rlsolve infers it from the config (note RLS-N0003).", cls, joinAnd(names)),
+		Fixes:   []Fix{b.classFix(model.ClassHybrid)}}
+	if b.opt.ClassAt.Known() {
+		v.Extra = []model.Label{{Span: b.opt.ClassAt, Message: "decides the class"}}
+	}
+	return v
+}
+
+// classFix proposes checking the config under another class: --mode.
+func (b *builder) classFix(c model.PlacementClass) Fix {
+	return func() (model.Fix, *Set, bool) {
+		opt := b.opt
+		opt.Class, opt.ClassWhy, opt.ClassAt = c, "", model.Span{}
+		return model.Fix{Message: fmt.Sprintf("if this run does not use %s, check it as %s: --mode %s", b.opt.Class.RLinfClass(), c.RLinfClass(), c)},
+			Build(b.cfg, b.full, opt), true
+	}
 }
 
 // classWord names the class in messages.
@@ -278,7 +307,8 @@ func tpSize(name string) func(*mpView) *Violation {
 		x.mark(name, fmt.Sprintf("%d GPUs", len(n)))
 		x.roles[f] = fmt.Sprintf("%s TP %d", name, tp)
 		return &Violation{Code: model.CodeMPTPTooLarge, Primary: f, Roles: x.roles,
-			Summary: fmt.Sprintf("%s TP size %d is larger than its %d GPUs", name, tp, len(n))}
+			Summary: fmt.Sprintf("%s TP size %d is larger than its %d GPUs", name, tp, len(n)),
+			Fixes:   x.b.sizeFixes(name+"_tp", tp, len(n))}
 	}
 }
 

@@ -49,10 +49,14 @@ func (x *mpView) mode() *Violation {
 		if overlap(x.lists[pr[0]], x.lists[pr[1]]) {
 			x.mark(pr[0], pr[0])
 			x.mark(pr[1], fmt.Sprintf("%s overlaps %s", pr[1], pr[0]))
-			return &Violation{Code: model.CodeMPMode, Primary: x.primary(pr[1]), Roles: x.roles,
+			v := &Violation{Code: model.CodeMPMode, Primary: x.primary(pr[1]), Roles: x.roles,
 				Summary: fmt.Sprintf("%s and %s share some GPUs but not all: neither collocated nor disaggregated", pr[0], pr[1]),
 				Why:     "Model-parallel placement is collocated (actor and rollout on exactly the same GPUs) or disaggregated (disjoint GPUs); reward may overlap anything.",
 				Fixes:   []Fix{x.b.moveAfterFix(pr[1], x.lists[pr[0]], x.lists[pr[1]], x.b.cluster().NumAccelerators())}}
+			if fix, ok := x.b.trimFix(pr[1], x.lists[pr[0]], x.lists[pr[1]]); ok {
+				v.Fixes = append(v.Fixes, fix)
+			}
+			return v
 		}
 	}
 	return nil
@@ -116,7 +120,7 @@ func (x *mpView) collocatedRollout() *Violation {
 		return &Violation{Code: model.CodeMPTPDivisible, Primary: primary, Roles: x.roles,
 			Summary: fmt.Sprintf("actor TP size %d must be divisible by rollout TP size %d in collocated mode", atp, rtp),
 			Why:     "Collocated rollout engines interleave inside each actor TP group (stride = actor TP / rollout TP).",
-			Fixes:   x.b.tpFixes(atp, rtp)}
+			Fixes:   append(x.b.tpFixes(atp, rtp), x.b.actorTPFixes(atp, rtp, len(x.lists["actor"]))...)}
 	}
 	stride := model.CollocatedStride(atp, rtp)
 	if len(rollout)%(rtp*stride) != 0 {
@@ -141,18 +145,30 @@ func (x *mpView) inference() *Violation {
 		return nil
 	}
 	if itp, itpF := x.size("inference_tp"); itp > len(inf) {
+		x.markDisaggregated()
 		x.mark(infer, fmt.Sprintf("%d GPUs", len(inf)))
 		x.roles[itpF] = fmt.Sprintf("inference TP %d", itp)
 		return &Violation{Code: model.CodeMPTPTooLarge, Primary: x.primary(infer), Roles: x.roles,
-			Summary: fmt.Sprintf("inference TP size %d is larger than its %d GPUs", itp, len(inf))}
+			Summary: fmt.Sprintf("inference TP size %d is larger than its %d GPUs", itp, len(inf)),
+			Why:     "RLinf checks the inference TP size in disaggregated mode, which actor and rollout on different GPUs make.",
+			Fixes:   x.b.sizeFixes("inference_tp", itp, len(inf))}
 	}
 	if rc, rcF := x.size("recompute_logprobs"); rc == 0 {
+		x.markDisaggregated()
 		x.mark(infer, "inference GPUs")
 		x.roles[rcF] = "disables inference"
 		return &Violation{Code: model.CodeMPRecompute, Primary: x.primary(infer), Roles: x.roles,
-			Summary: "algorithm.recompute_logprobs is false, which disables inference, but inference GPUs are given"}
+			Summary: "algorithm.recompute_logprobs is false, which disables inference, but inference GPUs are given",
+			Fixes:   []Fix{x.b.recomputeFix()}}
 	}
 	return nil
+}
+
+// markDisaggregated labels the actor and rollout parts with what they
+// contribute to a check of the disaggregated mode: the mode itself.
+func (x *mpView) markDisaggregated() {
+	x.mark("actor", "actor apart from the rollout: disaggregated")
+	x.mark("rollout", "rollout apart from the actor: disaggregated")
 }
 
 // engines checks the disaggregated and AUTO rollout: engines of len/dp

@@ -1,6 +1,8 @@
 package rules
 
 import (
+	"fmt"
+
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -37,14 +39,12 @@ func mpWarnings(ds *model.Diagnostics, cfg *model.Config, plan *model.Plan) {
 	mpSizeWarnings(ds, cfg, plan)
 }
 
-// mpSizeWarnings warn where a parallel layout leaves GPUs idle.
+// mpSizeWarnings warn where a rollout's GPUs are not a multiple of its TP
+// x PP (D21): RLinf makes dp = GPUs / (TP x PP) engines of GPUs / dp GPUs
+// each, and each engine's SGLang or vLLM uses the first TP x PP of them.
+// (The actor's sizes are a rule: Megatron refuses what does not divide.)
 func mpSizeWarnings(ds *model.Diagnostics, cfg *model.Config, plan *model.Plan) {
 	mp := &cfg.ModelParallel
-	if actor := plan.Component("actor"); actor != nil {
-		if a := mp.ActorTP.Value * mp.ActorCP.Value * mp.ActorPP.Value; a > 0 && len(actor.HardwareRanks)%a != 0 {
-			ds.Warnf(model.WarnParallelDivides, cfg.Components[actor.Entry].PlacementSpan, "", "actor has %d GPUs, not a multiple of TP x CP x PP = %d", len(actor.HardwareRanks), a)
-		}
-	}
 	rollout := plan.Component("rollout")
 	if rollout == nil || plan.Mode == model.ModeCollocated {
 		return
@@ -52,9 +52,28 @@ func mpSizeWarnings(ds *model.Diagnostics, cfg *model.Config, plan *model.Plan) 
 	s := &rollout.Strategy
 	gpus := s.End - s.Start + 1
 	rtp, rpp := mp.RolloutTP.Value, mp.RolloutPP.Value
-	if dp, per := model.RolloutEngines(gpus, rtp, rpp); dp > 0 && gpus%(rtp*rpp) != 0 {
-		ds.Warnf(model.WarnParallelDivides, cfg.Components[rollout.Entry].PlacementSpan, "",
-			"rollout has %d GPUs, not a multiple of TP x PP = %d: RLinf runs %d engine(s) of %d GPUs", gpus, rtp*rpp, dp, per)
+	dp, per := model.RolloutEngines(gpus, rtp, rpp)
+	if dp == 0 || gpus%(rtp*rpp) == 0 {
+		return
+	}
+	var idle []int
+	for i := 0; i < dp; i++ {
+		for g := s.Start + i*per + rtp*rpp; g < s.Start+(i+1)*per; g++ {
+			idle = append(idle, g)
+		}
+	}
+	e := &cfg.Components[rollout.Entry]
+	w := ds.Warnf(model.WarnParallelDivides, e.PlacementSpan, fmt.Sprintf("%d GPUs", gpus),
+		"rollout has %d GPUs, not a multiple of TP x PP = %d: RLinf runs %d engine(s) of %d GPUs, each using %d, and leaves GPU(s) %s idle",
+		gpus, rtp*rpp, dp, per, rtp*rpp, model.CompactRanks(idle, ","))
+	w.Why = "Each engine holds GPUs / dp GPUs but its inference server uses TP x PP of them; the rest are placed and do no work (D21)."
+	if mp.RolloutTP.Set {
+		w.Labels = []model.Label{{Span: mp.RolloutTP.Span, Message: fmt.Sprintf("TP %d", rtp)}}
+	}
+	if len(e.Segments) == 1 && !e.Segments[0].HasProcesses && len(e.Names) == 1 {
+		end := s.Start + dp*rtp*rpp - 1
+		w.Help = []model.Fix{{Message: fmt.Sprintf("give the rollout %d GPUs (a multiple of %d)", dp*rtp*rpp, rtp*rpp),
+			Edits: []model.Edit{{Span: e.Segments[0].ResSpan, NewText: rangeStr(s.Start, end)}}}}
 	}
 }
 

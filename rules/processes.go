@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -31,7 +32,8 @@ func (x *entryView) processes() *Violation {
 		if first.Node < lastNode && x.order() {
 			x.roles[x.fact(seg)] = fmt.Sprintf("worker %d lands on node %d", base+i, first.Node)
 			return &Violation{Code: model.CodeNodeOrder, Primary: x.ng, Roles: x.roles,
-				Summary: fmt.Sprintf("%s: worker %d lands on node %d after a worker on node %d; list node groups in ascending node order", x.who, base+i, first.Node, lastNode)}
+				Summary: fmt.Sprintf("%s: worker %d lands on node %d after a worker on node %d; list node groups in ascending node order", x.who, base+i, first.Node, lastNode),
+				Fixes:   x.groupOrderFix()}
 		}
 		lastNode = first.Node
 	}
@@ -73,7 +75,8 @@ func (x *entryView) oneProcess(i, base, seg int, first model.Where) *Violation {
 			x.roles[f] = fmt.Sprintf("worker %d comes from here", base+i)
 			return &Violation{Code: model.CodeSpansNodes, Primary: f, Roles: x.roles,
 				Summary: fmt.Sprintf("%s: worker %d would get %s: one process cannot span nodes", x.who, base+i, perNode(x.r, start, n)),
-				Why:     "A process runs on one node; RLinf only finds this when it launches the workers (D5)."}
+				Why:     "A process runs on one node; RLinf only finds this when it launches the workers (D5).",
+				Fixes:   x.alignFixes(seg)}
 		}
 		if w.Group.HardwareType != first.Group.HardwareType {
 			x.roles[f] = fmt.Sprintf("worker %d gets %s and %s", base+i, first.Group.HardwareType, w.Group.HardwareType)
@@ -141,4 +144,64 @@ func (b *builder) procBase(ei, si, total int) int {
 		b.bases[ei] = bs
 	}
 	return bs[si]
+}
+
+// alignFixes move part si's resources, whole, to the nearest starts where
+// each of its processes gets GPUs of one node (up to two, nearest first;
+// the solver keeps those that leave the config with fewer conflicts).
+func (x *entryView) alignFixes(si int) []Fix {
+	var pt *model.Part
+	for i := range x.parts {
+		if x.parts[i].Index == si {
+			pt = &x.parts[i]
+		}
+	}
+	if pt == nil || x.e.Segments[si].AllResources || pt.Processes() == 0 || pt.Resources()%pt.Processes() != 0 {
+		return nil
+	}
+	width, per, total := pt.Resources(), pt.Resources()/pt.Processes(), x.r.Total
+	fits := func(s int) bool {
+		if s < 0 || s+width > total {
+			return false
+		}
+		for a := s; a < s+width; a += per {
+			if x.r.Locate(a).Node != x.r.Locate(a+per-1).Node {
+				return false
+			}
+		}
+		return true
+	}
+	// A shift of more than two processes' GPUs (and a little) finds
+	// nothing new on nodes of equal size; the bound keeps a part of
+	// thousands of GPUs cheap.
+	var out []Fix
+	for d := 1; d <= 2*per+16 && len(out) < 2; d++ {
+		for _, s := range []int{pt.ResStart - d, pt.ResStart + d} {
+			if len(out) < 2 && fits(s) {
+				out = append(out, x.b.rangeFix(x.ei, si, s, s+width-1, "move the part so that each process stays on one node"))
+			}
+		}
+	}
+	return out
+}
+
+// groupOrderFix lists the entry's node groups by their first node.
+func (x *entryView) groupOrderFix() []Fix {
+	if x.ng < 0 || len(x.r.Groups) != len(x.labels) {
+		return nil
+	}
+	gs := append([]*model.Group(nil), x.r.Groups...)
+	sort.SliceStable(gs, func(i, j int) bool {
+		return len(gs[j].Nodes) > 0 && (len(gs[i].Nodes) == 0 || gs[i].Nodes[0] < gs[j].Nodes[0])
+	})
+	labels := make([]string, len(gs))
+	for i, g := range gs {
+		labels[i] = g.Label
+	}
+	text := strings.Join(labels, ",")
+	return []Fix{x.b.fix(fmt.Sprintf("list the node groups by their first node: `%s`", text), func(cfg *model.Config) (model.Edit, bool) {
+		e := &cfg.Components[x.ei]
+		e.NodeGroups = labels
+		return model.Edit{Span: e.NodeGroupSpan, NewText: text}, e.NodeGroupSpan.Known()
+	})}
 }

@@ -116,8 +116,9 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	in := newInstance(sp, false)
 	o := &optimizer{in: in, opt: opt, deadline: deadline}
 	st := unknown
-	if guess, ok := in.guess(); ok {
+	if guess, ok := in.guess(nil); ok && opt.Objective != ObjectiveSpread {
 		st = o.try(guess...)
+		o.guessed = st == sat
 	}
 	if st != sat {
 		st = o.try()

@@ -35,7 +35,7 @@ func benchSpec(nodes int, impossible bool) string {
 `, nodes, half-1, half, nodes-1, gpus-gpus/8*2, gpus/2, inference, map[bool]string{true: "a800", false: `"4090"`}[impossible], gpus/8, nodes*4)
 }
 
-func benchSpace(b *testing.B, nodes int, impossible bool, without []int) *rules.Space {
+func benchSpace(b testing.TB, nodes int, impossible bool, without []int) *rules.Space {
 	cfg, ds := grammar.LoadConfig("bench.yaml", []byte(benchSpec(nodes, impossible)), grammar.DefaultLimits)
 	if cfg == nil || ds.HasErrors() {
 		b.Fatalf("bench config: %v", ds)

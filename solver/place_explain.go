@@ -85,6 +85,16 @@ func (ex *explainer) sat(present []bool) (status, []int) {
 			owner[ex.in.sel[f]] = f
 		}
 	}
+	// A first-fit placement under the facts present proves them feasible
+	// by propagation alone; only when there is none does the search run.
+	if guess, ok := ex.in.guess(func(f int) bool { return present[f] }); ok {
+		ex.in.flush(append(assume, guess...)...)
+		ex.in.g.Assume(assume...)
+		ex.in.g.Assume(guess...)
+		if ex.in.g.Try(left) == 1 {
+			return sat, nil
+		}
+	}
 	ex.in.flush(assume...)
 	ex.in.g.Assume(assume...)
 	st := status(ex.in.g.Try(left))

@@ -56,8 +56,15 @@ func feasible(sp *rules.Space, deadline time.Time) bool {
 		return false
 	}
 	in := newInstance(sp, false)
+	if guess, ok := in.guess(nil); ok {
+		in.flush(guess...)
+		in.g.Assume(guess...)
+		if in.g.Try(left) == 1 {
+			return true
+		}
+	}
 	in.flush()
-	return in.g.Try(left) == 1
+	return in.g.Try(time.Until(deadline)) == 1
 }
 
 // smallerCount is the largest count below the demand's that places.

@@ -14,30 +14,55 @@ import (
 // SAT to refute (they are pigeonhole problems), so the fewer calls that
 // must prove a bound impossible, the better.
 
-// guess is a first-fit choice: per root, the flat positions it takes.
-func (in *instance) guess() ([]z.Lit, bool) {
-	used := map[rules.Device]bool{}
-	var assume []z.Lit
-	for i, v := range in.roots {
-		if v == nil {
-			continue
+// guess is a first-fit choice under the facts present (nil: all), as
+// assumptions on the device literals.
+func (in *instance) guess(present func(int) bool) ([]z.Lit, bool) {
+	has := func(f int) bool { return f >= 0 && (present == nil || present(f)) }
+	if assume, ok := in.guessInOrder(has, false); ok {
+		return assume, true
+	}
+	// The roots confined to their node groups first, then the others.
+	return in.guessInOrder(has, true)
+}
+
+// guessInOrder fits the roots in file order, or (confinedFirst) those
+// whose node groups hold first.
+func (in *instance) guessInOrder(has func(int) bool, confinedFirst bool) ([]z.Lit, bool) {
+	var order []int
+	for pass := 0; pass < 2; pass++ {
+		for i, v := range in.roots {
+			if v != nil && (!confinedFirst && pass == 0 || confinedFirst && in.restricted(v.d, has) == (pass == 0)) {
+				order = append(order, i)
+			}
 		}
-		taken, ok := in.firstFit(i, v, used)
+	}
+	takenBy := make([]map[rules.Device]bool, len(in.roots))
+	var assume []z.Lit
+	for _, i := range order {
+		v := in.roots[i]
+		blocked := func(dev rules.Device) bool {
+			for j := range takenBy {
+				if j != i && takenBy[j][dev] && in.separatedUnder(i, j, has) {
+					return true
+				}
+			}
+			return false
+		}
+		taken, ok := in.firstFit(i, v, has, blocked)
 		if !ok {
 			return nil, false
 		}
+		takenBy[i] = map[rules.Device]bool{}
 		p := 0
 		for b, ls := range v.lit {
 			for l, m := range ls {
-				if m != in.c.F {
-					if taken[p] {
-						assume = append(assume, m)
-						if v.d.Type != "" {
-							used[rules.Device{Node: v.blocks[b].Node, Type: v.blocks[b].Type, Local: l}] = true
-						}
-					} else {
-						assume = append(assume, m.Not())
-					}
+				switch {
+				case m == in.c.F:
+				case taken[p]:
+					assume = append(assume, m)
+					takenBy[i][rules.Device{Node: v.blocks[b].Node, Type: v.blocks[b].Type, Local: l}] = true
+				default:
+					assume = append(assume, m.Not())
 				}
 				p++
 			}
@@ -46,12 +71,36 @@ func (in *instance) guess() ([]z.Lit, bool) {
 	return assume, true
 }
 
-// firstFit chooses root i's lowest positions that fit.
-func (in *instance) firstFit(i int, v *demandVars, used map[rules.Device]bool) ([]bool, bool) {
-	unit, need, whole := in.want(i, v)
+// separatedUnder says whether roots i and j keep apart under the facts
+// present.
+func (in *instance) separatedUnder(i, j int, has func(int) bool) bool {
+	if in.roots[i].d.Type == "" || in.roots[i].d.Type != in.roots[j].d.Type {
+		return false
+	}
+	for _, f := range in.separation(i, j) {
+		if has(f) {
+			return true
+		}
+	}
+	return false
+}
+
+// firstFit chooses root i's lowest positions that fit under the facts
+// present, off the devices blocked says are another's.
+func (in *instance) firstFit(i int, v *demandVars, has func(int) bool, blocked func(rules.Device) bool) ([]bool, bool) {
+	unit, need, whole := in.want(i, v, has)
+	anywhere := !in.restricted(v.d, has)
 	free := func(b, l int) bool {
 		blk := v.blocks[b]
-		return v.inGroup[b] && v.lit[b][l] != in.c.F && !used[rules.Device{Node: blk.Node, Type: blk.Type, Local: l}] && in.allowed(i, blk)
+		dev := rules.Device{Node: blk.Node, Type: blk.Type, Local: l}
+		if v.lit[b][l] == in.c.F || !v.inGroup[b] && !anywhere || blocked(dev) || !in.allowed(i, blk, has) {
+			return false
+		}
+		if f, down := in.sp.Down[blk.Node]; down && has(f) {
+			return false
+		}
+		f, held := in.sp.Taken[dev]
+		return !held || blk.Type == "" || !has(f)
 	}
 	n := 0
 	for _, ls := range v.lit {
@@ -70,8 +119,10 @@ func (in *instance) firstFit(i int, v *demandVars, used map[rules.Device]bool) (
 		if need == 0 {
 			break
 		}
-		start, run := bestRun(len(ls), func(l int) bool { return free(b, l) })
+		isFree := func(l int) bool { return free(b, l) }
+		_, run := bestRun(len(ls), isFree)
 		k := min(run, need) / unit * unit
+		start := firstRun(len(ls), isFree, k)
 		for l := start; l < start+k; l++ {
 			taken[v.pos[b]+l] = true
 		}
@@ -80,16 +131,20 @@ func (in *instance) firstFit(i int, v *demandVars, used map[rules.Device]bool) (
 	return taken, need == 0
 }
 
-// want is what root i must take: its unit (every sharer's), its device
-// count (-1: the sharers disagree) and its whole nodes.
-func (in *instance) want(i int, v *demandVars) (unit, need, whole int) {
-	unit, need, whole = max(1, v.d.Unit), v.d.Count, v.d.Whole
+// want is what root i must take under the facts present: its unit
+// (every sharer's), its device count (-1: the counts disagree) and its
+// whole nodes.
+func (in *instance) want(i int, v *demandVars, has func(int) bool) (unit, need, whole int) {
+	unit = max(1, v.d.Unit)
+	if has(v.d.CountFact) {
+		need, whole = v.d.Count, v.d.Whole
+	}
 	for j, w := range in.sp.Demands {
 		if j == i || in.sp.Root(j) != i {
 			continue
 		}
 		unit = lcm(unit, max(1, w.Unit))
-		if w.Count > 0 && w.CountFact >= 0 {
+		if w.Count > 0 && has(w.CountFact) {
 			if need > 0 && need != w.Count {
 				return unit, -1, whole
 			}
@@ -99,11 +154,25 @@ func (in *instance) want(i int, v *demandVars) (unit, need, whole int) {
 	return unit, need, whole
 }
 
+// restricted says whether a demand's node groups hold under the facts
+// present.
+func (in *instance) restricted(d *rules.Demand, has func(int) bool) bool {
+	if !has(d.GroupFact) {
+		return d.GroupFact < 0
+	}
+	for _, l := range d.Labels {
+		if f, ok := in.sp.GroupFacts[l]; ok && !has(f) {
+			return false
+		}
+	}
+	return true
+}
+
 // allowed says whether the demands sharing root i's devices may use a
-// block (their own node groups).
-func (in *instance) allowed(i int, blk rules.Block) bool {
+// block (their own node groups, where present).
+func (in *instance) allowed(i int, blk rules.Block, has func(int) bool) bool {
 	for j, w := range in.sp.Demands {
-		if j == i || in.sp.Root(j) != i || w.GroupFact < 0 {
+		if j == i || in.sp.Root(j) != i || !has(w.GroupFact) {
 			continue
 		}
 		ok := false
@@ -131,6 +200,22 @@ func bestRun(n int, free func(int) bool) (start, length int) {
 		}
 	}
 	return start, length
+}
+
+// firstRun is the start of the first run of at least k free devices (k
+// is at most the longest run).
+func firstRun(n int, free func(int) bool, k int) int {
+	cur := 0
+	for l := 0; l < n; l++ {
+		if !free(l) {
+			cur = 0
+			continue
+		}
+		if cur++; cur >= k {
+			return l - k + 1
+		}
+	}
+	return 0
 }
 
 // fitWhole takes the first whole free blocks.

@@ -94,3 +94,27 @@ func (v *demandVars) lowestLast(in *instance, snap []bool) int {
 	}
 	return p - 1
 }
+
+// nodesTaken is how many nodes a placement uses: those its typed roots
+// take devices on, and those placed components hold.
+func (in *instance) nodesTaken(snap [][]bool) int {
+	nodes := map[int]bool{}
+	for dev := range in.sp.Taken {
+		if dev.Type != "" {
+			nodes[dev.Node] = true
+		}
+	}
+	for i, v := range in.roots {
+		if v == nil || v.d.Type == "" {
+			continue
+		}
+		for b, blk := range v.blocks {
+			for l := 0; l < blk.Cap; l++ {
+				if snap[i][v.pos[b]+l] {
+					nodes[blk.Node] = true
+				}
+			}
+		}
+	}
+	return len(nodes)
+}

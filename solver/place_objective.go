@@ -26,6 +26,9 @@ type optimizer struct {
 	calls    int
 	optimal  bool
 	last     status
+	// guessed is set while the best placement is the first-fit guess:
+	// its ranks are the lowest already.
+	guessed bool
 }
 
 // try solves under the fixed bounds and extra; the first call may use
@@ -46,6 +49,7 @@ func (o *optimizer) try(extra ...z.Lit) status {
 	o.last = st
 	if st == sat {
 		o.best = o.in.snapshot()
+		o.guessed = false
 	}
 	return st
 }
@@ -68,17 +72,18 @@ func (o *optimizer) optimize(res *Placement) error {
 	case ObjectiveKeep:
 		res.Value = o.keep()
 	}
-	o.lowest()
+	if !o.guessed {
+		o.lowest()
+	}
 	res.Optimal = o.optimal
 	return nil
 }
 
 // minimize finds the least value of x at or above lo, starting from the
-// current model's, and fixes it.
-func (o *optimizer) minimize(x []z.Lit, lo int) int {
+// best placement's (hi), and fixes it.
+func (o *optimizer) minimize(x []z.Lit, lo, hi int) int {
 	c := o.in.c
-	o.model(x...)
-	hi := value(o.in.g.Value, c, x)
+	o.in.flush(x...)
 	for lo < hi {
 		mid := lo + (hi-lo)/2
 		switch o.try(leq(c, x, mid)) {
@@ -98,7 +103,7 @@ func (o *optimizer) minimize(x []z.Lit, lo int) int {
 // pack minimizes the nodes that hold devices of any component.
 func (o *optimizer) pack() int {
 	used, held, lb := o.in.nodesUsed()
-	return held + o.minimize(popcount(o.in.c, used), max(0, lb-held))
+	return held + o.minimize(popcount(o.in.c, used), max(0, lb-held), o.in.nodesTaken(o.best)-held)
 }
 
 // spread minimizes the most devices one component takes on one node.
@@ -151,7 +156,9 @@ func (o *optimizer) keep() int {
 	if len(moved) == 0 {
 		return 0
 	}
-	return o.minimize(popcount(o.in.c, moved), 0)
+	x := popcount(o.in.c, moved)
+	o.model(x...)
+	return o.minimize(x, 0, value(o.in.g.Value, o.in.c, x))
 }
 
 // lowest gives each component, in file order, the lowest last position

@@ -269,7 +269,7 @@ var stCases = []stCase{
     actor: "0-3"
     rollout: "2-5"
     reward: "0-3"
-`, primary: "2-5", labels: []string{"0-3"}, fixes: []stFix{{"own GPUs", "2-5", "4-7"}}},
+`, primary: "2-5", labels: []string{"0-3"}, fixes: []stFix{{"own GPUs", "2-5", "4-7"}, {"off the shared GPUs", "2-5", "4-5"}}},
 	// 12 GPUs: without either TP size the placement is valid, so both are
 	// in the set.
 	{name: "TP divisibility", gpus: []int{12}, mp: true, code: model.CodeMPTPDivisible,
@@ -282,7 +282,7 @@ actor:
     tensor_model_parallel_size: 4
 rollout:
   tensor_parallel_size: 3
-`, primary: "3", labels: []string{"0-11", "4"}, fixes: []stFix{{"divides 4: 2", "3", "2"}, {"divides 4: 1", "3", "1"}}},
+`, primary: "3", labels: []string{"0-11", "4"}, fixes: []stFix{{"divides 4: 2", "3", "2"}, {"divides 4: 1", "3", "1"}, {"rollout TP 3 divides: 3", "4", "3"}}},
 	// On two 6-GPU nodes rollout TP 2 (stride 2) would give a rollout
 	// process GPUs 4 and 6, on two nodes: that fix is not offered.
 	{name: "TP divisibility, a fix filtered", gpus: []int{6, 6}, mp: true, code: model.CodeMPTPDivisible,
@@ -295,7 +295,7 @@ actor:
     tensor_model_parallel_size: 4
 rollout:
   tensor_parallel_size: 3
-`, primary: "3", labels: []string{"0-11", "4"}, fixes: []stFix{{"divides 4: 1", "3", "1"}}},
+`, primary: "3", labels: []string{"0-11", "4"}, fixes: []stFix{{"divides 4: 1", "3", "1"}, {"rollout TP 3 divides: 3", "4", "3"}, {"rollout TP 3 divides: 6", "4", "6"}}},
 	{name: "inference in collocated", gpus: []int{8}, mp: true, code: model.CodeMPCollocatedExtra,
 		yaml: `cluster:
   num_nodes: 1
@@ -329,11 +329,8 @@ algorithm:
   num_nodes: 1
   component_placement:
     actor,rollout,reward: "0-5"
-actor:
-  model:
-    tensor_model_parallel_size: 4
 rollout:
-  tensor_parallel_size: 2
+  tensor_parallel_size: 4
 `, primary: "0-5", labels: []string{"4"}},
 }
 

@@ -64,11 +64,25 @@ func (e *RayError) Error() string { return e.Span.String() + ": " + e.Msg }
 // diagnostics (the inventory is then nil). Dead nodes are left out with a
 // note.
 func ImportRay(file string, data []byte) (*model.Inventory, model.Diagnostics, error) {
+	return ImportRayWith(file, data, RayOptions{})
+}
+
+// RayOptions choose how ImportRayWith numbers nodes that set no
+// RLINF_NODE_RANK.
+type RayOptions struct {
+	// RLinfOrder numbers them as RLinf does (the head node first, then by
+	// accelerator type, IPs compared as strings) instead of D13's numeric
+	// IP order, so that the inventory's ranks are the ones RLinf will use.
+	RLinfOrder bool
+}
+
+// ImportRayWith is ImportRay with options.
+func ImportRayWith(file string, data []byte, opt RayOptions) (*model.Inventory, model.Diagnostics, error) {
 	if len(data) > maxRayDumpBytes {
 		return nil, nil, &RayError{model.Span{File: file}, fmt.Sprintf("the dump is %d bytes; rlsolve reads at most %d", len(data), maxRayDumpBytes)}
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	r := &rayReader{file: file, data: data}
+	r := &rayReader{file: file, data: data, rlinfOrder: opt.RLinfOrder}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil, &RayError{model.Span{File: file}, "the dump is empty; write it with `ray list nodes --detail --format json > FILE`"}
 	}
@@ -112,8 +126,9 @@ func ImportRay(file string, data []byte) (*model.Inventory, model.Diagnostics, e
 }
 
 type rayReader struct {
-	file string
-	data []byte
+	file       string
+	data       []byte
+	rlinfOrder bool
 	// lines holds the offset where each line starts (computed once).
 	lines []int
 }
@@ -352,6 +367,9 @@ func (r *rayReader) order(all []RayNode) (*model.Inventory, model.Diagnostics, e
 		d.Severity = model.SeverityError
 		return nil, append(ds, d), nil
 	}
+	if d := r.sameAddress(alive); d != nil {
+		return fail(*d)
+	}
 	inv := &model.Inventory{Source: "Ray node list"}
 	switch {
 	case len(set) > 0 && len(unset) > 0:
@@ -394,6 +412,9 @@ func (r *rayReader) order(all []RayNode) (*model.Inventory, model.Diagnostics, e
 			}
 		}
 		ordered, warn := OrderWithHead(nodes, head)
+		if r.rlinfOrder {
+			ordered, warn = rlinfOrder(nodes, head), ""
+		}
 		inv.Nodes = ordered
 		if warn != "" {
 			d := model.Diagnostic{Code: model.WarnNodeOrderRLinf, Severity: model.SeverityWarning, Primary: r.spanOf(alive[0].obj),
@@ -405,6 +426,24 @@ func (r *rayReader) order(all []RayNode) (*model.Inventory, model.Diagnostics, e
 		inv.Nodes[i].Rank = i
 	}
 	return inv, ds, nil
+}
+
+// sameAddress refuses two alive nodes with one IP address: RLinf and
+// slime tell nodes apart by address, and the inventory's nodes are
+// machines (two raylets on one host would get one machine's GPUs twice).
+func (r *rayReader) sameAddress(alive []RayNode) *model.Diagnostic {
+	seen := map[string]*RayNode{}
+	for i := range alive {
+		n := &alive[i]
+		if prev, dup := seen[n.IP]; dup {
+			return &model.Diagnostic{Code: model.CodeInventoryDuplicate, Primary: r.spanOf(n.obj), PrimaryLabel: "same address",
+				Summary: fmt.Sprintf("two alive nodes have the address %s: RLinf tells nodes apart by address, so one machine would be counted twice", n.IP),
+				Labels:  []model.Label{{Span: r.spanOf(prev.obj), Message: "first here"}},
+				Help:    []model.Fix{{Message: "dump the node list again once the stale raylet is gone (`ray list nodes --detail --format json`), or give each node its own address"}}}
+		}
+		seen[n.IP] = n
+	}
+	return nil
 }
 
 func (n *RayNode) modelNode() model.Node {

@@ -175,3 +175,49 @@ func TestImportRayColumns(t *testing.T) {
 		t.Errorf("error %v", err)
 	}
 }
+
+// With RLinfOrder, nodes without RLINF_NODE_RANK get RLinf's own order
+// (head first, IPs as strings), and no warning: the inventory is what RLinf
+// will number.
+func TestImportRayRLinfOrder(t *testing.T) {
+	file, data := raySample(t, "list-nodes-detail.json")
+	inv, ds, err := ImportRayWith(file, data, RayOptions{RLinfOrder: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ips(inv); !reflect.DeepEqual(got, []string{"10.0.0.9", "10.0.0.1", "10.0.0.10", "10.0.0.2"}) {
+		t.Errorf("order %v", got)
+	}
+	for i, n := range inv.Nodes {
+		if n.Rank != i {
+			t.Errorf("node %d has rank %d", i, n.Rank)
+		}
+	}
+	if len(ds) != 1 || ds[0].Severity != model.SeverityNote {
+		t.Errorf("diagnostics %+v: want only the dead node's note", ds)
+	}
+}
+
+// Two alive nodes with one address are an error at both, whatever the
+// ranks say.
+func TestImportRaySameAddress(t *testing.T) {
+	for _, src := range []string{
+		"[{\"node_ip\": \"10.0.0.1\", \"state\": \"ALIVE\"},\n {\"node_ip\": \"10.0.0.2\", \"state\": \"ALIVE\"},\n {\"node_ip\": \"10.0.0.1\", \"state\": \"ALIVE\"}]",
+		"[{\"node_ip\": \"10.0.0.1\", \"state\": \"ALIVE\", \"RLINF_NODE_RANK\": 0},\n {\"node_ip\": \"10.0.0.2\", \"state\": \"ALIVE\", \"RLINF_NODE_RANK\": 1},\n {\"node_ip\": \"10.0.0.1\", \"state\": \"ALIVE\", \"RLINF_NODE_RANK\": 2}]",
+	} {
+		inv, ds, err := ImportRay("d.json", []byte(src))
+		if err != nil || inv != nil || len(ds) != 1 {
+			t.Fatalf("%v %v %v", inv, ds, err)
+		}
+		d := ds[0]
+		if d.Code != model.CodeInventoryDuplicate || d.Severity != model.SeverityError || d.Primary.Line != 3 || len(d.Labels) != 1 || d.Labels[0].Span.Line != 1 ||
+			!strings.Contains(d.Summary, "two alive nodes have the address 10.0.0.1") {
+			t.Errorf("%+v", d)
+		}
+	}
+	// A dead node's address may come back on a live one.
+	inv, ds, err := ImportRay("d.json", []byte(`[{"node_ip": "10.0.0.1", "state": "DEAD"}, {"node_ip": "10.0.0.1", "state": "ALIVE"}]`))
+	if err != nil || inv == nil || ds.HasErrors() {
+		t.Errorf("a dead node's address: %v %v %v", inv, ds, err)
+	}
+}

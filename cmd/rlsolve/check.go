@@ -16,22 +16,35 @@ func init() { register(newCheck) }
 func newCheck() *cobra.Command {
 	var in inputFlags
 	var output string
+	var fix bool
 	c := &cobra.Command{
 		Use:   "check FILE... [KEY=VALUE...]",
 		Short: "Validate configs: every problem with file:line:col and a way out",
 		Long: `check runs every validation RLinf makes (including those RLinf only makes when
-it launches workers) and rlsolve's own (YAML 1.1 surprises, D1-D13 of the spec).
+it launches workers) and rlsolve's own (YAML 1.1 surprises, D1-D21 of the spec).
 Diagnostics go to stderr as code frames; --output json|sarif prints a document
-on stdout instead.
+on stdout instead. FILE - reads the config from standard input.
 
 A config's Hydra defaults list is composed as RLinf's entry points compose it
 (config groups beside the file and in hydra.searchpath), then Hydra overrides
 after the files apply: key=value, +key=value (add), ++key=value (add or set),
-~key (delete), group=option. Values they set point at <command line>.`,
+~key (delete), group=option. Values they set point at <command line>.
+
+What fails: errors always; warnings too with --strict. --allow CODE drops a
+warning or note, --deny CODE makes one an error; the same settings come from
+.rlsolve.yaml beside the config (allow: [...], deny: [...], strict: true) and
+from the config's own comments (# rlsolve: allow RLS-W0105 -- why). The first
+of the command line, .rlsolve.yaml and the comments that names a code decides
+it; --strict denies the warnings none of them names. --quiet shows errors only.
+
+--fix writes the first fix of each diagnostic into the files its edits name
+(each replaced atomically), checks again, and repeats while fixes apply.`,
 		Example: `  rlsolve check train.yaml
   rlsolve check train.yaml cluster.num_nodes=2 actor.model.tensor_model_parallel_size=4
-  rlsolve check train.yaml --inventory cluster.yaml --strict
-  rlsolve check configs/*.yaml --output short
+  rlsolve check train.yaml --inventory cluster.yaml --strict --allow RLS-W0105
+  rlsolve check configs/*.yaml --output short --quiet
+  rlsolve check train.yaml --fix
+  cat train.yaml | rlsolve check -
   rlsolve check train.yaml --output sarif > rlsolve.sarif`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if in.slime != "" {
@@ -40,7 +53,7 @@ after the files apply: key=value, +key=value (add), ++key=value (add or set),
 			return cobra.MinimumNArgs(1)(cmd, args)
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if _, err := in.class(); err != nil {
+			if err := in.prepare(); err != nil {
 				return err
 			}
 			args, err := in.files(args)
@@ -55,20 +68,27 @@ after the files apply: key=value, +key=value (add), ++key=value (add or set),
 			default:
 				return usageErrorf("--output must be text, short, json or sarif, not %q", output)
 			}
-			outs, src := in.checkAll(args)
-			if err := printCheck(outs, src, output, in.strict); err != nil {
+			if err := in.stdinOnce(args); err != nil {
 				return err
 			}
-			return exitFor(outs, in.strict)
+			if fix {
+				return in.fixAll(args, output)
+			}
+			outs, src := in.checkAll(args)
+			if err := printCheck(outs, src, output, in.quiet); err != nil {
+				return err
+			}
+			return exitFor(outs)
 		},
 	}
 	in.register(c)
 	c.Flags().StringVarP(&output, "output", "o", "text", "output format: text, short, json or sarif")
+	c.Flags().BoolVar(&fix, "fix", false, "write the first fix of each diagnostic into the files, atomically, and check again")
 	completeFlagValues(c, "text", "short", "json", "sarif")
 	return c
 }
 
-func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, strict bool) error {
+func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, quiet bool) error {
 	var all model.Diagnostics
 	for _, o := range outs {
 		all = append(all, o.Diagnostics...)
@@ -77,15 +97,16 @@ func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, stric
 	case "text":
 		for _, o := range outs {
 			diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-			diag.Summary(os.Stderr, o.Diagnostics, o.File)
-			strictNote(o, strict)
+			if !quiet || o.Failed() {
+				diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
+			}
 		}
 	case "short":
 		diag.Short(os.Stderr, all)
 	case "json":
 		valid := true
 		for _, o := range outs {
-			valid = valid && !o.Failed(strict)
+			valid = valid && !o.Failed()
 		}
 		enc := json.NewEncoder(os.Stdout)
 		enc.SetIndent("", "  ")
@@ -96,11 +117,21 @@ func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, stric
 	return nil
 }
 
-// strictNote says why a file with only warnings failed.
-func strictNote(o *pipeline.Outcome, strict bool) {
-	if strict && !o.Diagnostics.HasErrors() && o.Diagnostics.Count(model.SeverityWarning) > 0 {
-		fmt.Fprintf(os.Stderr, "%s: failed because --strict treats warnings as errors\n", o.File)
+// stdinOnce refuses two inputs from standard input (FILE - and --slime @-).
+func (in *inputFlags) stdinOnce(files []string) error {
+	n := 0
+	for _, f := range files {
+		if f == "-" {
+			n++
+		}
 	}
+	if in.slime == "-" || in.slime == "@-" {
+		n++
+	}
+	if n > 1 {
+		return usageErrorf("standard input can be read once: give - as one FILE or as --slime @-, not both")
+	}
+	return nil
 }
 
 // checkAll checks every FILE (or the --slime flags alone), each read
@@ -119,14 +150,56 @@ func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources
 	if len(files) == 0 {
 		files = []string{""}
 	}
-	class, _ := in.class()
 	var outs []*pipeline.Outcome
 	for _, f := range files {
-		o, _ := pipeline.Check(f, command, in.options(inv, class, source))
+		o, _ := pipeline.Check(f, command, in.options(inv, source))
 		for name, text := range o.Sources {
 			src.Files[name] = text
 		}
 		outs = append(outs, o)
 	}
 	return outs, src
+}
+
+// fixAll runs check --fix on every FILE: the fixes written (on stderr),
+// then the check of the files as they are now, in the chosen output.
+func (in *inputFlags) fixAll(args []string, output string) error {
+	for _, f := range args {
+		if f == "-" {
+			return usageErrorf("--fix writes files: it cannot fix standard input")
+		}
+	}
+	if len(args) == 0 {
+		return usageErrorf("--fix writes files: give the config FILE (a --slime string cannot be fixed in place)")
+	}
+	inv, bad := in.loadInventory()
+	if bad != nil {
+		diag.Text(os.Stderr, bad.Diagnostics, in.sources(), useColor())
+		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
+		return exitFor([]*pipeline.Outcome{bad})
+	}
+	var outs []*pipeline.Outcome
+	for _, f := range args {
+		rep, err := pipeline.FixFile(f, "", in.options(inv, ""))
+		for _, a := range rep.Applied {
+			fmt.Fprintf(os.Stderr, "fixed %s[%s] at %s: %s\n", a.Diagnostic.Severity, a.Diagnostic.Code, a.Diagnostic.Primary, a.Fix.Message)
+		}
+		for _, s := range rep.Skipped {
+			fmt.Fprintf(os.Stderr, "not fixed: %s\n", s)
+		}
+		if err != nil {
+			return &exitError{code: exitUsage, msg: "--fix: " + err.Error()}
+		}
+		outs = append(outs, rep.Final)
+	}
+	src := in.sources()
+	for _, o := range outs {
+		for name, text := range o.Sources {
+			src.Files[name] = text
+		}
+	}
+	if err := printCheck(outs, src, output, in.quiet); err != nil {
+		return err
+	}
+	return exitFor(outs)
 }

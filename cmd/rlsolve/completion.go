@@ -1,10 +1,14 @@
 package main
 
 import (
+	"slices"
 	"strconv"
+	"strings"
 	"time"
 
+	rlexec "github.com/rlsolve/rlsolve/exec"
 	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/internal/fuzzy"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
@@ -36,8 +40,8 @@ func completeFlagValues(c *cobra.Command, outputs ...string) {
 		"hybrid\tRLinf's hybrid placement (the default without TP sizes)",
 		"model-parallel\tcollocated or disaggregated actor/rollout/inference",
 	}, cobra.ShellCompDirectiveNoFileComp))
-	register("component", func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return configComponents(args), cobra.ShellCompDirectiveNoFileComp
+	register("component", func(cmd *cobra.Command, args []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
+		return nearOrAll(configComponents(args), typed), cobra.ShellCompDirectiveNoFileComp
 	})
 	register("rank", func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return workerRanks(cmd, args), cobra.ShellCompDirectiveNoFileComp
@@ -45,6 +49,18 @@ func completeFlagValues(c *cobra.Command, outputs ...string) {
 	if c.Flags().Lookup("inventory") != nil {
 		_ = c.MarkFlagFilename("inventory", "yaml", "yml")
 	}
+}
+
+// nearOrAll is the names, or, when none starts with what was typed, the
+// nearest name (did you mean), which shells that match loosely offer.
+func nearOrAll(names []string, typed string) []string {
+	if typed == "" || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, typed) }) {
+		return names
+	}
+	if near := fuzzy.Nearest(typed, names); near != "" {
+		return []string{near}
+	}
+	return names
 }
 
 // configComponents lists the component names of the config in args[0].
@@ -95,6 +111,9 @@ func workerRanks(cmd *cobra.Command, args []string) []string {
 		return nil
 	}
 	cp := o.Result.Plan.Component(comp)
+	if cp == nil {
+		cp = o.Result.Plan.Component(fuzzy.Nearest(comp, rlexec.ComponentNames(o.Result.Plan)))
+	}
 	if cp == nil {
 		return nil
 	}

@@ -168,14 +168,13 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	if bad != nil {
 		diag.Text(os.Stderr, bad.Diagnostics, diag.DiskSources(), useColor())
 		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return nil, exitFor([]*pipeline.Outcome{bad}, f.in.strict)
+		return nil, exitFor([]*pipeline.Outcome{bad})
 	}
 	o := f.in.analyze(file, inv)
 	diag.Text(os.Stderr, o.Diagnostics, f.in.sources(), useColor())
-	if o.Failed(f.in.strict) || o.Result == nil || o.Result.Plan == nil {
-		diag.Summary(os.Stderr, o.Diagnostics, o.File)
-		strictNote(o, f.in.strict)
-		if err := exitFor([]*pipeline.Outcome{o}, f.in.strict); err != nil {
+	if o.Failed() || o.Result == nil || o.Result.Plan == nil {
+		diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
+		if err := exitFor([]*pipeline.Outcome{o}); err != nil {
 			return nil, err
 		}
 		return nil, &exitError{code: exitInvalid, msg: "launch: no plan to launch"}
@@ -228,7 +227,7 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 
 // programs reads the flags that say what to run: the specs and the config.
 func (f *launchFlags) programs(cmd *cobra.Command, args []string) ([]rlexec.RunSpec, string, error) {
-	if _, err := f.in.class(); err != nil {
+	if err := f.in.prepare(); err != nil {
 		return nil, "", err
 	}
 	files, tail := args, []string(nil)

@@ -11,21 +11,30 @@ import (
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/policy"
 	"github.com/spf13/cobra"
 )
 
 // inputFlags are the flags every command that reads a config shares.
 type inputFlags struct {
-	inventory   string
-	gpusPerNode int
-	mode        string
-	strict      bool
-	budget      time.Duration
-	slime       string // --slime: slime's placement flags (FILE is then optional)
+	inventory    string
+	gpusPerNode  int
+	mode         string
+	strict       bool
+	budget       time.Duration
+	maxConflicts int
+	slime        string // --slime: slime's placement flags (FILE is then optional)
+	// allow, deny and quiet choose what fails and what is shown (package
+	// policy); cmd tells whether --strict was given.
+	allow, deny []string
+	quiet       bool
+	cmd         *cobra.Command
 	// overrides are the Hydra overrides among the arguments (key=value,
 	// +key=value, ++key=value, ~key), applied to each config after it is
 	// composed.
-	overrides   grammar.Overrides
+	overrides grammar.Overrides
+	// policy is the command line's settings, read by prepare.
+	policy      *policy.Policy
 	modelConfig string // --model-config: the model's config.json
 	memProfile  string // --mem-profile: the memory profile
 }
@@ -72,8 +81,45 @@ func (f *inputFlags) register(c *cobra.Command) {
 	f.gpusPerNode = -1
 	c.Flags().Var((*optionalInt)(&f.gpusPerNode), "gpus-per-node", "assume `N` identical NVIDIA GPUs per node (0 for CPU-only)")
 	c.Flags().StringVar(&f.mode, "mode", "", "placement class: "+classNames()+" (default: inferred from the config)")
-	c.Flags().BoolVar(&f.strict, "strict", false, "treat warnings as errors")
+	c.Flags().BoolVar(&f.strict, "strict", false, "deny every warning: warnings fail the check, except those allowed by name")
+	c.Flags().StringArrayVar(&f.allow, "allow", nil, "drop diagnostics with this `CODE` from the output and the exit status (repeatable; warnings and notes only)")
+	c.Flags().StringArrayVar(&f.deny, "deny", nil, "make diagnostics with this `CODE` errors (repeatable)")
+	c.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "show errors only")
 	c.Flags().DurationVar(&f.budget, "solver-budget", 10*time.Second, "time the solver may take before giving up (exit 3)")
+	c.Flags().IntVar(&f.maxConflicts, "max-conflicts", 20, "explain at most `N` independent conflicts")
+	f.cmd = c
+}
+
+// prepare checks the shared flags' values (usage errors, exit 2) and reads
+// the command line's policy; every command calls it first.
+func (f *inputFlags) prepare() error {
+	if _, err := f.class(); err != nil {
+		return err
+	}
+	switch {
+	case f.budget <= 0:
+		return usageErrorf("--solver-budget must be positive, not %v", f.budget)
+	case f.maxConflicts < 1:
+		return usageErrorf("--max-conflicts must be at least 1, not %d", f.maxConflicts)
+	}
+	var strict *bool
+	if f.cmd != nil && f.cmd.Flags().Changed("strict") {
+		strict = &f.strict
+	}
+	s, err := policy.FromFlags(f.allow, f.deny, strict)
+	if err != nil {
+		return usageErrorf("%v", err)
+	}
+	f.policy = policy.New(s, f.quiet)
+	return nil
+}
+
+// options are the pipeline's options of these flags.
+func (f *inputFlags) options(inv *model.Inventory, slimeSource string) pipeline.Options {
+	class, _ := f.class()
+	return pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Class: class, SolverBudget: f.budget,
+		MaxConflicts: f.maxConflicts, SlimeSource: slimeSource, Overrides: f.overrides, Policy: f.policy, Stdin: os.Stdin,
+		ModelConfig: f.modelConfig, MemProfile: f.memProfile}
 }
 
 // class is --mode's placement class ("" to infer it from the config).
@@ -113,17 +159,9 @@ func (f *inputFlags) slimeCommand() (text, source string, bad *pipeline.Outcome)
 	return text, source, nil
 }
 
-// options are the pipeline's options from the flags, with the inventory
-// read once and where a --slime command came from.
-func (f *inputFlags) options(inv *model.Inventory, class model.PlacementClass, slimeSource string) pipeline.Options {
-	return pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Class: class, SolverBudget: f.budget, SlimeSource: slimeSource,
-		Overrides: f.overrides, ModelConfig: f.modelConfig, MemProfile: f.memProfile}
-}
-
 // analyze runs the whole pipeline on one config file.
 func (f *inputFlags) analyze(file string, inv *model.Inventory) *pipeline.Outcome {
-	class, _ := f.class()
-	return pipeline.CheckFile(file, f.options(inv, class, ""))
+	return pipeline.CheckFile(file, f.options(inv, ""))
 }
 
 // optionalInt is an int flag whose unset value (-1) is not shown as a
@@ -157,7 +195,7 @@ func useColor() bool {
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
-func exitFor(outcomes []*pipeline.Outcome, strict bool) error {
+func exitFor(outcomes []*pipeline.Outcome) error {
 	code := exitOK
 	for _, o := range outcomes {
 		switch {
@@ -165,7 +203,7 @@ func exitFor(outcomes []*pipeline.Outcome, strict bool) error {
 			code = max(code, exitInternal)
 		case o.IOError:
 			code = max(code, exitUsage)
-		case o.Failed(strict):
+		case o.Failed():
 			code = max(code, exitInvalid)
 		}
 	}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/diag"
 	rlexec "github.com/rlsolve/rlsolve/exec"
@@ -17,7 +19,7 @@ func newPlan() *cobra.Command {
 	var in inputFlags
 	var output, component string
 	var rank int
-	var diff bool
+	var full, diff bool
 	c := &cobra.Command{
 		Use:   "plan FILE [KEY=VALUE...] | --diff OLD NEW [KEY=VALUE...]",
 		Short: "Show where every worker lands: node, GPUs, ranks, environment",
@@ -27,6 +29,11 @@ the worker gets. A table by default; --output json is a versioned document for
 scripts; --output env prints one worker's environment as shell lines that
 eval gives exactly what launch gives the worker (PATH-like variables are
 merged with the shell's, as launch merges them).
+
+plan checks the config as check does and stops with check's output when it
+fails. When it passes, plan only counts its warnings and notes (check shows
+them, so that check then plan shows each once); --diagnostics shows them in
+full here too.
 
 --diff OLD NEW compares two plans and prints the workers (component/rank)
 that changed node, devices or environment (the variables' names), the ranks
@@ -69,10 +76,11 @@ exits 0 whether or not anything changed: scripts read the JSON.`,
 			if diff {
 				return runPlanDiff(&in, args, output)
 			}
-			return runPlan(&in, args, output, component, rank)
+			return runPlan(&in, args, planArgs{output, component, rank, full})
 		},
 	}
 	in.register(c)
+	c.Flags().BoolVar(&full, "diagnostics", false, "show the warnings and notes of a valid config in full (check shows them; plan counts them)")
 	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, yaml, env, svg or html")
 	c.Flags().StringVar(&component, "component", "", "with --output env: the component")
 	c.Flags().IntVar(&rank, "rank", 0, "with --output env: the worker rank")
@@ -97,14 +105,25 @@ func planFormat(output, component string, slime bool) (render.Format, error) {
 	return f, nil
 }
 
+// planArgs are plan's own flags.
+type planArgs struct {
+	output, component string
+	rank              int
+	// full shows a valid config's warnings and notes, not only their count.
+	full bool
+}
+
 // runPlan checks and plans an RLinf config or a slime layout (--slime
 // flags and/or a FILE with a slime: key) and writes the plan.
-func runPlan(in *inputFlags, args []string, output, component string, rank int) error {
-	class, err := in.class()
+func runPlan(in *inputFlags, args []string, pa planArgs) error {
+	if err := in.prepare(); err != nil {
+		return err
+	}
+	args, err := in.files(args)
 	if err != nil {
 		return err
 	}
-	if args, err = in.files(args); err != nil {
+	if err := in.stdinOnce(args); err != nil {
 		return err
 	}
 	file := ""
@@ -120,23 +139,23 @@ func runPlan(in *inputFlags, args []string, output, component string, rank int) 
 	if bad != nil {
 		diag.Text(os.Stderr, bad.Diagnostics, src, useColor())
 		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return exitFor([]*pipeline.Outcome{bad}, in.strict)
+		return exitFor([]*pipeline.Outcome{bad})
 	}
-	o, so := pipeline.Check(file, command, in.options(inv, class, source))
-	format, err := planFormat(output, component, so != nil)
+	o, so := pipeline.Check(file, command, in.options(inv, source))
+	format, err := planFormat(pa.output, pa.component, so != nil)
 	if err != nil {
 		return err
 	}
-	input, err := planned(in, o, so, src)
+	input, err := planned(in, o, so, src, pa.full)
 	if err != nil {
 		return err
 	}
-	return writePlan(os.Stdout, input, format, file, component, rank)
+	return writePlan(os.Stdout, input, format, file, pa.component, pa.rank)
 }
 
 // planned prints a checked config's diagnostics and returns its plan, or
 // the error plan exits with when there is none.
-func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src diag.Sources) (*render.Input, error) {
+func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src diag.Sources, full bool) (*render.Input, error) {
 	for name, text := range o.Sources {
 		src.Files[name] = text
 	}
@@ -144,16 +163,31 @@ func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src
 	if so != nil {
 		input = so.RenderInput()
 	}
-	diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-	if o.Failed(in.strict) || input == nil {
-		diag.Summary(os.Stderr, o.Diagnostics, o.File)
-		strictNote(o, in.strict)
-		if err := exitFor([]*pipeline.Outcome{o}, in.strict); err != nil {
+	if o.Failed() || input == nil {
+		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
+		diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
+		if err := exitFor([]*pipeline.Outcome{o}); err != nil {
 			return nil, err
 		}
 		return nil, &exitError{code: exitInvalid}
 	}
+	planDiagnostics(o, src, full, in.quiet)
 	return input, nil
+}
+
+// planDiagnostics shows a valid config's warnings and notes: in full with
+// --diagnostics, else as one line that counts them, so that a user who
+// ran check first sees each once.
+func planDiagnostics(o *pipeline.Outcome, src diag.Sources, full, quiet bool) {
+	switch {
+	case full:
+		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
+	case quiet || len(o.Diagnostics) == 0:
+	default:
+		var b strings.Builder
+		diag.SummaryAllowed(&b, o.Diagnostics, o.File, o.Allowed)
+		fmt.Fprintf(os.Stderr, "%s; `rlsolve check` shows them (or plan --diagnostics)\n", strings.TrimSuffix(b.String(), "\n"))
+	}
 }
 
 // writePlan writes the plan in format; title heads a picture.
@@ -170,7 +204,11 @@ func writePlan(w io.Writer, in *render.Input, format render.Format, title, compo
 	case render.FormatEnv:
 		cp := in.Plan.Component(component)
 		if cp == nil {
-			return usageErrorf("--output env needs --component NAME (one of %v)", rlexec.ComponentNames(in.Plan))
+			where := title
+			if where == "" {
+				where = "the --slime layout"
+			}
+			return usageErrorf("--component: %v", rlexec.UnknownComponent(in.Plan, component, where))
 		}
 		if rank < 0 || rank >= len(cp.Placements) {
 			return usageErrorf("--rank must be between 0 and %d for %s", len(cp.Placements)-1, component)

@@ -21,8 +21,7 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 	if !ok || (format != render.FormatTable && format != render.FormatJSON) {
 		return usageErrorf("--diff prints a table or json, not --output %s", output)
 	}
-	class, err := in.class()
-	if err != nil {
+	if err := in.prepare(); err != nil {
 		return err
 	}
 	files, err := in.files(args)
@@ -36,7 +35,7 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 	if bad != nil {
 		diag.Text(os.Stderr, bad.Diagnostics, in.sources(), useColor())
 		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return exitFor([]*pipeline.Outcome{bad}, in.strict)
+		return exitFor([]*pipeline.Outcome{bad})
 	}
 	var plans [2]*model.PlanRecords
 	var names [2]string
@@ -45,7 +44,7 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 		if file == "-" {
 			names[i] = "<stdin>"
 		}
-		if plans[i], err = diffSide(in, file, names[i], in.options(inv, class, "")); err != nil {
+		if plans[i], err = diffSide(in, file, names[i], in.options(inv, "")); err != nil {
 			return err
 		}
 	}
@@ -75,7 +74,7 @@ func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.P
 		return doc.Records(), nil
 	}
 	o, so := pipeline.Check(file, "", opt)
-	input, err := planned(in, o, so, in.sources())
+	input, err := planned(in, o, so, in.sources(), false)
 	if err != nil {
 		return nil, err
 	}

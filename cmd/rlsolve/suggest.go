@@ -107,6 +107,9 @@ func runSuggest(f *suggestFlags, args []string) error {
 	default:
 		return usageErrorf("--output must be text, yaml or json, not %q", f.output)
 	}
+	if f.budget <= 0 {
+		return usageErrorf("--solver-budget must be positive, not %v", f.budget)
+	}
 	if f.top < 1 || f.top > 1000 {
 		return usageErrorf("--top must be from 1 to 1000, not %d", f.top)
 	}

@@ -24,6 +24,7 @@ const slurmTimeout = 60 * time.Second
 
 type topologyFlags struct {
 	nvml, slurm, allStates bool
+	rlinfOrder             bool
 	ray, partition         string
 	output                 string
 	rank                   int
@@ -49,7 +50,9 @@ that nobody types their hardware by hand. Exactly one source:
                 RLINF_NODE_RANK where the dump carries it.
 
 Nodes without an explicit rank are ordered by IPv4 address, numerically
-(decision D13), with a warning where RLinf would order them differently.
+(decision D13), with a warning where RLinf would order them differently;
+with --ray, --rlinf-order numbers them as RLinf will instead (the head node
+first, then by accelerator type, IPs compared as strings).
 The inventory goes to stdout (YAML, or JSON with --output json); warnings
 to stderr. Exit 2 when the source cannot be read (no driver, a failing
 scontrol, a bad dump).`,
@@ -82,6 +85,9 @@ scontrol, a bad dump).`,
 			if (f.rank >= 0 || f.hostname != "" || f.ip != "") && !f.nvml {
 				return usageErrorf("--rank, --hostname and --ip go with --nvml")
 			}
+			if f.rlinfOrder && f.ray == "" {
+				return usageErrorf("--rlinf-order goes with --ray (a Ray dump knows the head node RLinf puts first)")
+			}
 			switch {
 			case f.nvml:
 				return topologyNVML(cmd, &f, topology.OpenNVML())
@@ -96,6 +102,7 @@ scontrol, a bad dump).`,
 	fl.BoolVar(&f.nvml, "nvml", false, "describe this node through NVML (needs the NVIDIA driver)")
 	fl.BoolVar(&f.slurm, "slurm", false, "describe the Slurm allocation (SLURM_JOB_NODELIST) or --partition")
 	fl.StringVar(&f.ray, "ray", "", "import a Ray node-list dump (`FILE`, JSON)")
+	fl.BoolVar(&f.rlinfOrder, "rlinf-order", false, "with --ray: number nodes without RLINF_NODE_RANK as RLinf does, not by numeric IP")
 	fl.StringVar(&f.partition, "partition", "", "with --slurm: describe the nodes of partition `P` instead of the allocation")
 	fl.BoolVar(&f.allStates, "all-states", false, "with --slurm --partition: keep nodes that are down or drained")
 	f.rank = -1
@@ -248,7 +255,7 @@ func topologyRay(cmd *cobra.Command, f *topologyFlags) error {
 	if d != nil {
 		return usageErrorf("topology --ray: %s", d.Summary)
 	}
-	inv, ds, err := topology.ImportRay(f.ray, data)
+	inv, ds, err := topology.ImportRayWith(f.ray, data, topology.RayOptions{RLinfOrder: f.rlinfOrder})
 	src := diag.MapSources(map[string][]byte{f.ray: data})
 	diag.Text(cmd.ErrOrStderr(), ds, src, useColor())
 	if err != nil {

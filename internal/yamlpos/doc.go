@@ -9,6 +9,7 @@ package yamlpos
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"regexp"
 	"strconv"
 	"strings"
@@ -180,9 +181,24 @@ func (d *Doc) parse(file string, data []byte, what string) (*yaml.Node, *Source)
 		return nil, src
 	}
 	src = newSource(file, data)
-	var root yaml.Node
-	if err := yaml.Unmarshal(data, &root); err != nil {
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	var root, next yaml.Node
+	if err := dec.Decode(&root); err != nil && err != io.EOF {
 		d.syntaxError(src, err)
+		return nil, src
+	}
+	// PyYAML's yaml.load, which OmegaConf uses, refuses a stream of more
+	// than one document ("expected a single document in the stream").
+	switch err := dec.Decode(&next); {
+	case err == io.EOF:
+	case err != nil:
+		d.syntaxError(src, err)
+		return nil, src
+	default:
+		at := model.Span{File: file, Line: next.Line, Col: 1, EndLine: next.Line, EndCol: 4}
+		diag := d.Errorf(model.CodeYAMLSyntax, at, "a second document starts here",
+			"%s holds more than one YAML document; RLinf's loader reads a single document and refuses the file", file)
+		diag.Help = []model.Fix{{Message: "keep one document: put the other in a file of its own, or delete the `---` line if it was meant to continue the first"}}
 		return nil, src
 	}
 	if root.Kind != yaml.DocumentNode || len(root.Content) != 1 {

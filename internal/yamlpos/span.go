@@ -113,3 +113,36 @@ func (d *Doc) TokenSpan(n *yaml.Node) model.Span {
 	}
 	return s
 }
+
+// ItemLine is the span of the whole source line that holds a block
+// sequence item and nothing else (`- KEY: value`, with at most a comment
+// after it), its line ending included, so that deleting the span removes
+// the item; false when the item is not written that way (flow style, a
+// dash on a line of its own, a value over several lines).
+func (d *Doc) ItemLine(item *yaml.Node) (model.Span, bool) {
+	if item == nil || item.Kind != yaml.MappingNode || item.Style&yaml.FlowStyle != 0 || len(item.Content) != 2 {
+		return model.Span{}, false
+	}
+	k, v := item.Content[0], item.Content[1]
+	src := d.source(item)
+	if k.Kind != yaml.ScalarNode || v.Kind != yaml.ScalarNode || k.Line != item.Line || v.Line != item.Line ||
+		v.Style&(yaml.LiteralStyle|yaml.FoldedStyle) != 0 || item.Line < 1 || item.Line > len(src.lines) {
+		return model.Span{}, false
+	}
+	line := src.lines[item.Line-1]
+	ks := spanIn(src, k)
+	if dash := bytes.TrimSpace(line[:min(ks.Col-1, len(line))]); string(dash) != "-" {
+		return model.Span{}, false
+	}
+	vs := d.TokenSpan(v)
+	if vs.Line != item.Line || vs.EndCol-1 > len(line) {
+		return model.Span{}, false
+	}
+	if rest := bytes.TrimSpace(line[vs.EndCol-1:]); len(rest) > 0 && rest[0] != '#' {
+		return model.Span{}, false
+	}
+	if item.Line == len(src.lines) {
+		return model.Span{File: src.Name, Line: item.Line, Col: 1, EndLine: item.Line, EndCol: len(line) + 1}, true
+	}
+	return model.Span{File: src.Name, Line: item.Line, Col: 1, EndLine: item.Line + 1, EndCol: 1}, true
+}

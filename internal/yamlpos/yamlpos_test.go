@@ -1,6 +1,7 @@
 package yamlpos
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -225,5 +226,64 @@ func TestNodeBudgetShared(t *testing.T) {
 	}
 	if got := codes(d.Diags); len(got) != 1 || got[0] != model.CodeLimit {
 		t.Errorf("codes %v", got)
+	}
+}
+
+// TestItemLine: the line a block list item holds alone, and the forms
+// where deleting a line would not delete just the item.
+func TestItemLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		want      string // line:col-endLine:endCol, "" for none
+	}{
+		{"block item", "l:\n  - A: 1\n  - B: \"2\"  # why\n", "3:1-4:1"},
+		{"last line without newline", "l:\n  - A: 1\n  - B: 2", "3:1-3:9"},
+		{"CRLF", "l:\r\n  - A: 1\r\n  - B: 2\r\n", "3:1-4:1"},
+		{"flow list", "l: [{A: 1}, {B: 2}]\n", ""},
+		{"dash alone on its line", "l:\n  - A: 1\n  -\n    B: 2\n", ""},
+		{"value over two lines", "l:\n  - A: 1\n  - B: \"two\n      words\"\n", ""},
+		{"something after the value", "l:\n  - A: 1\n  - B: 2 # ok\n", "3:1-4:1"},
+		{"two keys", "l:\n  - A: 1\n  - B: 2\n    C: 3\n", ""},
+		{"block scalar", "l:\n  - A: 1\n  - B: |\n      x\n", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			d := parse(t, tc.src)
+			items := d.Mapping(d.Root)[0].V.Content
+			sp, ok := d.ItemLine(items[len(items)-1])
+			got := ""
+			if ok {
+				got = fmt.Sprintf("%d:%d-%d:%d", sp.Line, sp.Col, sp.EndLine, sp.EndCol)
+			}
+			if got != tc.want {
+				t.Errorf("ItemLine = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// TestOneDocument: PyYAML's loader refuses a stream of several documents,
+// even an empty second one; a leading `---` or a closing `...` is one
+// document.
+func TestOneDocument(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want string // the error's line and text, "" when it parses
+	}{
+		{"a: 1\n", ""},
+		{"---\na: 1\n", ""},
+		{"a: 1\n...\n", ""},
+		{"a: 1\n---\nb: 2\n", "2: t.yaml holds more than one YAML document"},
+		{"a: 1\n---\n", "2: t.yaml holds more than one YAML document"},
+		{"a: 1\n---\n[\n", "3: YAML syntax error"},
+		{"# only a comment\n", "0: t.yaml holds no YAML document"},
+	} {
+		d := Parse("t.yaml", []byte(tc.src), testLimits)
+		got := ""
+		if len(d.Diags) > 0 {
+			got = fmt.Sprintf("%d: %s", d.Diags[0].Primary.Line, d.Diags[0].Summary)
+		}
+		if tc.want == "" && (got != "" || d.Root == nil) || tc.want != "" && (!strings.HasPrefix(got, tc.want) || d.Root != nil) {
+			t.Errorf("%q: %q, root %v; want %q", tc.src, got, d.Root != nil, tc.want)
+		}
 	}
 }

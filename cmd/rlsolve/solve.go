@@ -1,0 +1,257 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/internal/textedit"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/render"
+	"github.com/rlsolve/rlsolve/solver"
+	"github.com/spf13/cobra"
+)
+
+func init() { register(newSolve) }
+
+// solveFlags are solve's own flags beside the input flags.
+type solveFlags struct {
+	in        inputFlags
+	objective string
+	output    string
+	write     bool
+	from      string
+	without   []int
+}
+
+func newSolve() *cobra.Command {
+	f := &solveFlags{}
+	c := &cobra.Command{
+		Use:   "solve FILE [KEY=VALUE...]",
+		Short: "Place components from what they need: the solver chooses the devices",
+		Long: `solve reads a config whose components state what they need instead of where
+they go, chooses the devices with the SAT solver under the same rules check
+applies, and prints the config with each requirement replaced by the placement
+RLinf reads. Comments, key order and every other value stay byte for byte;
+--write edits the file in place (atomically). The result is checked the
+ordinary way before it is printed.
+
+Requirement keys (in component_placement, instead of a placement string):
+  gpus: N              devices: GPUs (robots, or nodes, for groups without GPUs)
+  processes: N         processes (with gpus: several devices or several
+                       processes per device)
+  gpus_per_process: N  devices per process (default: the component's TP size
+                       where the placement class defines one, else 1); each
+                       process's devices are on one node
+  nodes: N             N whole nodes
+  node_group: LABEL    where (default: the whole cluster)
+  with: NAME           the same devices as component NAME (collocated)
+  apart_from: [NAMES]  devices disjoint from theirs
+Every component gets devices of its own unless 'with' says otherwise;
+placement strings and requirements mix freely in one file.
+
+Objectives (--objective): pack (default) uses the fewest nodes, then the
+lowest ranks, component by component: what a careful person writes; spread
+puts as few devices of one component on one node as it can; keep (with --from
+plan.json) moves the fewest workers of a previous plan, e.g. after a node
+failed (--without-node).
+
+When nothing fits, solve exits 1 with the smallest set of requirements and
+cluster facts that cannot hold together, each located, and fixes (a smaller
+count, another node group) that solving again confirmed.`,
+		Example: `  rlsolve solve train.yaml --inventory cluster.yaml
+  rlsolve solve train.yaml --inventory cluster.yaml --write
+  rlsolve solve train.yaml --gpus-per-node 8 --objective spread --output json
+  rlsolve plan train.yaml --output json > plan.json
+  rlsolve solve train.yaml --from plan.json --without-node 3 --write`,
+		Args: cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runSolve(cmd, f, args)
+		},
+	}
+	f.in.register(c)
+	c.Flags().StringVar(&f.objective, "objective", "", "what to optimize: pack, spread or keep (default pack; keep with --from)")
+	c.Flags().StringVarP(&f.output, "output", "o", "yaml", "output: yaml (the config), json (the placements) or plan (the plan document)")
+	c.Flags().BoolVarP(&f.write, "write", "w", false, "write the placements into FILE (atomically) instead of printing it")
+	c.Flags().StringVar(&f.from, "from", "", "a previous plan document (plan --output json): keep its workers where they are")
+	c.Flags().IntSliceVar(&f.without, "without-node", nil, "a node rank solve must not use (repeatable)")
+	completeFlagValues(c, "yaml", "json", "plan")
+	_ = c.RegisterFlagCompletionFunc("objective", cobra.FixedCompletions(objectiveNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.MarkFlagFilename("from", "json")
+	return c
+}
+
+func objectiveNames() []string {
+	var out []string
+	for _, o := range solver.Objectives {
+		out = append(out, string(o))
+	}
+	return out
+}
+
+// solveOptions checks solve's flags and reads the previous plan.
+func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, error) {
+	opt := pipeline.SolveOptions{Options: f.in.options(inv, ""), Without: f.without}
+	obj := solver.Objective(f.objective)
+	switch {
+	case f.objective == "" && f.from != "":
+		obj = solver.ObjectiveKeep
+	case f.objective == "":
+		obj = solver.ObjectivePack
+	case !slices.Contains(solver.Objectives, obj):
+		return opt, usageErrorf("--objective must be %s, not %q", strings.Join(objectiveNames(), ", "), f.objective)
+	case obj == solver.ObjectiveKeep && f.from == "":
+		return opt, usageErrorf("--objective keep needs --from PLAN.json, the plan whose workers to keep")
+	}
+	opt.Objective = obj
+	for _, n := range f.without {
+		if n < 0 {
+			return opt, usageErrorf("--without-node %d: node ranks count from 0", n)
+		}
+	}
+	switch f.output {
+	case "yaml", "json", "plan":
+	default:
+		return opt, usageErrorf("--output must be yaml, json or plan, not %q", f.output)
+	}
+	if f.write && f.output != "yaml" {
+		return opt, usageErrorf("--write writes the config; it does not combine with --output %s", f.output)
+	}
+	return opt, nil
+}
+
+// previous reads --from: the plan whose workers keep stays close to.
+func (f *solveFlags) previous() (*model.PlanRecords, error) {
+	r, closeFile := openPlanDocument(f.from)
+	if r == nil {
+		if _, err := os.Stat(f.from); err != nil {
+			return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--from: %v", err)}
+		}
+		return nil, usageErrorf("--from %s is not a plan document (rlsolve plan --output json writes one)", f.from)
+	}
+	defer closeFile()
+	doc, err := render.ReadPlanDocument(r, f.from)
+	var de *render.DocumentError
+	if errors.As(err, &de) {
+		ds := model.Diagnostics{de.Diagnostic()}
+		diag.Text(os.Stderr, ds, f.in.sources(), useColor())
+		diag.Summary(os.Stderr, ds, f.from)
+		return nil, &exitError{code: exitInvalid}
+	}
+	if err != nil {
+		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--from: %v", err)}
+	}
+	return doc.Records(), nil
+}
+
+func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
+	if err := f.in.prepare(); err != nil {
+		return err
+	}
+	files, err := f.in.files(args)
+	if err != nil {
+		return err
+	}
+	if len(files) != 1 {
+		return usageErrorf("solve takes one config FILE (then KEY=VALUE overrides), not %d", len(files))
+	}
+	file := files[0]
+	inv, bad := f.in.loadInventory()
+	if bad != nil {
+		return printOutcome(bad, f.in.sources())
+	}
+	opt, err := f.solveOptions(inv)
+	if err != nil {
+		return err
+	}
+	var prev *model.PlanRecords
+	if f.from != "" {
+		if prev, err = f.previous(); err != nil {
+			return err
+		}
+		opt.Previous = pipeline.PreviousWorkers(prev)
+	}
+	data, d := grammar.ReadFile(file, opt.Limits)
+	if d != nil {
+		return printOutcome(&pipeline.Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}, f.in.sources())
+	}
+	s := pipeline.Solve(file, data, opt)
+	return f.report(s, prev)
+}
+
+// report prints what solve found: diagnostics on stderr, the result on
+// stdout (or in the file), the moves from --from's plan on stderr.
+func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
+	src := f.in.sources()
+	for name, text := range s.Sources {
+		src.Files[name] = text
+	}
+	if s.Text == nil {
+		if f.output == "json" {
+			enc := json.NewEncoder(os.Stdout)
+			enc.SetIndent("", "  ")
+			if err := enc.Encode(diag.CheckEnvelope(false, s.Diagnostics)); err != nil {
+				return err
+			}
+		} else {
+			diag.Text(os.Stderr, s.Diagnostics, src, useColor())
+			diag.SummaryAllowed(os.Stderr, s.Diagnostics, s.File, s.Allowed)
+		}
+		return exitFor([]*pipeline.Outcome{s.Outcome})
+	}
+	diag.Text(os.Stderr, s.Diagnostics, src, useColor())
+	if prev != nil && s.Verified.Result != nil {
+		if err := printMoves(prev, s, f.from); err != nil {
+			return err
+		}
+	}
+	if err := f.writeResult(s); err != nil {
+		return err
+	}
+	return exitFor([]*pipeline.Outcome{s.Outcome})
+}
+
+// writeResult prints the solved config, its placements or its plan, or
+// writes the config back.
+func (f *solveFlags) writeResult(s *pipeline.Solved) error {
+	switch {
+	case f.write:
+		if err := textedit.WriteAtomic(s.File, s.Text); err != nil {
+			return &exitError{code: exitUsage, msg: fmt.Sprintf("writing %s: %v", s.File, err)}
+		}
+		for _, p := range s.Placement.Placed {
+			fmt.Fprintf(os.Stderr, "%s: %s placed at %q\n", s.File, p.Name, p.Placement)
+		}
+		return nil
+	case f.output == "json":
+		return render.WriteSolveJSON(os.Stdout, s.Document())
+	case f.output == "plan":
+		return render.WriteJSON(os.Stdout, s.Verified.RenderInput(), true)
+	}
+	_, err := os.Stdout.Write(s.Text)
+	return err
+}
+
+// printMoves prints, on stderr, which workers of the previous plan moved.
+func printMoves(prev *model.PlanRecords, s *pipeline.Solved, from string) error {
+	doc, err := render.NewDocument(s.Verified.RenderInput())
+	if err != nil {
+		return err
+	}
+	d := model.DiffPlans(prev, doc.Records())
+	return render.WriteDiffTable(os.Stderr, &d, from, s.File+" (solved)")
+}
+
+// printOutcome prints an outcome that ends the command and returns its
+// exit.
+func printOutcome(o *pipeline.Outcome, src diag.Sources) error {
+	diag.Text(os.Stderr, o.Diagnostics, src, useColor())
+	diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
+	return exitFor([]*pipeline.Outcome{o})
+}

@@ -1,0 +1,147 @@
+package pipeline
+
+import (
+	"fmt"
+
+	"github.com/rlsolve/rlsolve/internal/textedit"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/render"
+	"github.com/rlsolve/rlsolve/rules"
+	"github.com/rlsolve/rlsolve/solver"
+)
+
+// SolveOptions are check's options and what solve adds.
+type SolveOptions struct {
+	Options
+	Objective solver.Objective
+	// Previous is the previous plan's workers (keep).
+	Previous map[string][]solver.Worker
+	// Without are nodes solve must not use (--without-node).
+	Without []int
+}
+
+// Solved is solve's outcome: the input's, the placement chosen, the config
+// with it written in, and the check of that config, which must pass.
+type Solved struct {
+	*Outcome
+	Placement *solver.Placement
+	// Text is the config with every requirement replaced by its placement
+	// (nil when nothing was placed).
+	Text []byte
+	// Edits are the changes from the input to Text.
+	Edits []model.Edit
+	// Verified is the ordinary check of Text.
+	Verified *Outcome
+}
+
+// Solve places a config's requirements, writes the placements into it and
+// checks the result the ordinary way.
+func Solve(file string, data []byte, opt SolveOptions) *Solved {
+	opt.defaults()
+	o, cfg, inv, ropt := load(file, data, opt.Options)
+	s := &Solved{Outcome: o}
+	defer o.finish(file, data, opt.Options)
+	if inv == nil || o.Diagnostics.HasErrors() {
+		return s
+	}
+	if !hasRequirement(cfg) {
+		o.Diagnostics.Errorf(model.CodeRequirementInvalid, cfg.ComponentsSpan, "", "no component states a requirement: there is nothing to solve").Help =
+			[]model.Fix{{Message: "give a component what it needs instead of a placement, e.g. `actor: {gpus: 8}`; `rlsolve check` judges placements"}}
+		return s
+	}
+	// What the config places around the requirements must hold first.
+	ropt.Solving = true
+	set := rules.Build(cfg, inv, ropt)
+	if !o.judge(set, opt.Options, cfg.ComponentsSpan) {
+		return s
+	}
+	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: o.Class, Without: opt.Without})
+	pl, err := solver.Place(sp, solver.PlaceOptions{Objective: opt.Objective, Previous: opt.Previous, Budget: opt.SolverBudget, MaxConflicts: opt.MaxConflicts})
+	if err != nil {
+		o.Diagnostics.Errorf(model.CodeSolverBudget, cfg.ComponentsSpan, "", "the solver stopped: %v", err).Help =
+			[]model.Fix{{Message: "raise --solver-budget"}}
+		o.Budget = true
+		return s
+	}
+	s.Placement = pl
+	o.Diagnostics = append(o.Diagnostics, pl.Diagnostics...)
+	if pl.Diagnostics.HasErrors() {
+		return s
+	}
+	if !pl.Optimal {
+		o.Diagnostics.Notef(model.NoteSolveBound, cfg.ComponentsSpan, "", "the solver's budget ended the search: this placement holds, but a better one (%s) may exist", pl.Objective)
+	}
+	s.writeBack(file, data, cfg, opt.Options)
+	return s
+}
+
+func hasRequirement(cfg *model.Config) bool {
+	for i := range cfg.Components {
+		if cfg.Components[i].Requirement != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// writeBack writes the placements into the input and checks the result:
+// a placement solve found that check refuses is a bug in rlsolve.
+func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Options) {
+	solved := make([]model.Solved, len(s.Placement.Placed))
+	for i, p := range s.Placement.Placed {
+		solved[i] = p.Solved
+	}
+	edits, err := render.WriteBack(data, cfg, solved)
+	if err == nil {
+		for _, e := range edits {
+			if e.Span.File != file {
+				err = fmt.Errorf("a requirement is in %s, not in %s: solve writes only the file it is given", e.Span.File, file)
+				break
+			}
+		}
+	}
+	if err == nil {
+		s.Text, err = textedit.Apply(data, edits)
+	}
+	if err != nil {
+		s.Outcome.internal(fmt.Errorf("writing the placements back: %v", err), cfg.ComponentsSpan)
+		s.Text = nil
+		return
+	}
+	s.Edits = edits
+	s.Verified = CheckBytes(file, s.Text, opt)
+	if s.Verified.Diagnostics.HasErrors() {
+		s.Outcome.internal(fmt.Errorf("check refuses the placement solve chose"), cfg.ComponentsSpan)
+		s.Outcome.Diagnostics = append(s.Outcome.Diagnostics, s.Verified.Diagnostics...)
+	}
+}
+
+// Document is the result as `solve --output json` prints it.
+func (s *Solved) Document() *render.SolveDocument {
+	pl := s.Placement
+	d := &render.SolveDocument{FormatVersion: "1", Objective: string(pl.Objective), Value: pl.Value, Optimal: pl.Optimal,
+		Components: map[string]string{}, NodeGroups: map[string][]string{}}
+	for _, p := range pl.Placed {
+		for _, n := range s.Config.Components[p.Entry].Names {
+			d.Components[n] = p.Placement
+			if len(p.Labels) > 0 {
+				d.NodeGroups[n] = p.Labels
+			}
+		}
+	}
+	return d
+}
+
+// PreviousWorkers reads a previous plan's workers for the keep objective:
+// each worker's node and local devices, by component, in rank order.
+func PreviousWorkers(prev *model.PlanRecords) map[string][]solver.Worker {
+	out := map[string][]solver.Worker{}
+	for _, c := range prev.Components {
+		ws := make([]solver.Worker, len(c.Workers))
+		for r, w := range c.Workers {
+			ws[r] = solver.Worker{Node: w.ClusterNodeRank, Devices: w.LocalHardwareRanks}
+		}
+		out[c.Name] = ws
+	}
+	return out
+}

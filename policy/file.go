@@ -1,0 +1,110 @@
+package policy
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+
+	"github.com/rlsolve/rlsolve/internal/fuzzy"
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
+	"github.com/rlsolve/rlsolve/model"
+	"go.yaml.in/yaml/v3"
+)
+
+// FileName is the settings file read beside a config.
+const FileName = ".rlsolve.yaml"
+
+// fileKeys are the keys of .rlsolve.yaml.
+var fileKeys = []string{"allow", "deny", "strict"}
+
+// maxFileBytes bounds .rlsolve.yaml: a few lists of codes.
+const maxFileBytes = 1 << 20
+
+var fileLimits = yamlpos.Limits{MaxFileBytes: maxFileBytes, MaxDepth: 8, MaxNodes: 10_000, MaxStringBytes: 1 << 10}
+
+// Beside reads the .rlsolve.yaml in the directory of config, when there is
+// one: its settings, its bytes (for code frames) and what is wrong with it
+// (RLS-E0114 at the key or value; RLS-E0110 when it cannot be read).
+func Beside(config string) (Settings, string, []byte, model.Diagnostics) {
+	name := filepath.Join(filepath.Dir(config), FileName)
+	data, err := os.ReadFile(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return Settings{}, "", nil, nil
+	}
+	if err != nil {
+		var ds model.Diagnostics
+		ds.Errorf(model.CodeFileRead, model.Span{File: name}, "", "cannot read %s: %v", name, err)
+		return Settings{}, name, nil, ds
+	}
+	s, ds := ReadFile(name, data)
+	return s, name, data, ds
+}
+
+// ReadFile reads the settings of a .rlsolve.yaml's bytes:
+//
+//	allow: [RLS-W0105]      # or a single code
+//	deny: [W0104, W0110]
+//	strict: true
+func ReadFile(name string, data []byte) (Settings, model.Diagnostics) {
+	var s Settings
+	var probe yaml.Node
+	if len(data) <= maxFileBytes && yaml.Unmarshal(data, &probe) == nil && len(probe.Content) == 0 {
+		return s, nil // empty, or only comments: no settings
+	}
+	doc := yamlpos.Parse(name, data, fileLimits)
+	if doc.Root == nil {
+		return s, doc.Diags
+	}
+	root := yamlpos.Deref(doc.Root)
+	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+		return s, doc.Diags // `~` or `null`: no settings
+	}
+	if root.Kind != yaml.MappingNode {
+		doc.Errorf(model.CodePolicy, doc.Span(root), "", "%s must be a mapping of allow, deny and strict, not %s", name, yamlpos.KindName(root))
+		return s, doc.Diags
+	}
+	for _, e := range doc.Mapping(root) {
+		switch e.Key {
+		case "allow", "deny":
+			lvl := Allow
+			if e.Key == "deny" {
+				lvl = Deny
+			}
+			s.readCodes(doc, e, lvl)
+		case "strict":
+			if v, val, ok := doc.Boolean(e.V, "strict"); ok {
+				s.Strict, s.StrictBy = &v, fmt.Sprintf("strict: true in %s", val.Span)
+			}
+		default:
+			d := doc.Errorf(model.CodePolicy, doc.Span(e.K), "not a setting", "unknown setting %q; %s takes allow, deny and strict", e.Key, FileName)
+			if near := fuzzy.Nearest(e.Key, fileKeys); near != "" {
+				d.Help = []model.Fix{{Message: fmt.Sprintf("did you mean `%s`?", near), Edits: []model.Edit{{Span: doc.Span(e.K), NewText: near}}}}
+			}
+		}
+	}
+	return s, doc.Diags
+}
+
+// readCodes reads an allow or deny value: one code, or a list of codes.
+func (s *Settings) readCodes(doc *yamlpos.Doc, e yamlpos.Entry, lvl Level) {
+	v := yamlpos.Deref(e.V)
+	items := []*yaml.Node{v}
+	if v.Kind == yaml.SequenceNode {
+		items = v.Content
+	}
+	for _, n := range items {
+		val, ok := doc.Scalar(n, e.Key)
+		if !ok {
+			continue
+		}
+		code, err := Code(val.Py.Str, lvl)
+		if err == nil {
+			err = s.add(Setting{Code: code, Level: lvl, By: fmt.Sprintf("%s %s in %s", lvl, code, val.Span)})
+		}
+		if err != nil {
+			doc.Errorf(model.CodePolicy, val.Span, "", "%s", err)
+		}
+	}
+}

@@ -67,3 +67,54 @@ func benchPlace(b *testing.B, nodes int, impossible bool) {
 func BenchmarkPlace1024(b *testing.B)           { benchPlace(b, 128, false) }
 func BenchmarkPlace8192(b *testing.B)           { benchPlace(b, 1024, false) }
 func BenchmarkPlaceImpossible1024(b *testing.B) { benchPlace(b, 128, true) }
+
+// BenchmarkPlaceKeep1024 re-places the 1,024-GPU spec after one node of
+// the a800 group failed, keeping the first placement's workers.
+func BenchmarkPlaceKeep1024(b *testing.B) {
+	sp := benchSpace(b, 128, false, nil)
+	first, err := Place(sp, PlaceOptions{})
+	if err != nil || first.Diagnostics.HasErrors() {
+		b.Fatalf("first placement: %v %v", err, first.Diagnostics)
+	}
+	prev := benchWorkers(sp, first)
+	var res *Placement
+	for i := 0; i < b.N; i++ {
+		sp := benchSpace(b, 128, false, []int{10})
+		if res, err = Place(sp, PlaceOptions{Objective: ObjectiveKeep, Previous: prev}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(res.Value), "moved")
+	b.ReportMetric(float64(res.Stats.Vars), "vars")
+	b.ReportMetric(float64(res.Stats.Clauses), "clauses")
+	b.ReportMetric(float64(res.Stats.Calls), "calls")
+}
+
+// benchWorkers turns a placement into the workers a plan of it has: each
+// process's devices, in rank order.
+func benchWorkers(sp *rules.Space, res *Placement) map[string][]Worker {
+	out := map[string][]Worker{}
+	for i, p := range res.Placed {
+		d := sp.Demands[i]
+		per := max(1, len(p.Ranks)/max(1, p.Processes))
+		shared := max(1, p.Processes/max(1, len(p.Ranks))) // workers per device
+		var ws []Worker
+		for rank := 0; rank < p.Processes; rank++ {
+			k := rank / shared * per
+			var w Worker
+			for _, r := range p.Ranks[k : k+per] {
+				for _, blk := range d.Blocks {
+					if r >= blk.First && r < blk.First+blk.Cap {
+						w.Node = blk.Node
+						if blk.Type != "" {
+							w.Devices = append(w.Devices, r-blk.First)
+						}
+					}
+				}
+			}
+			ws = append(ws, w)
+		}
+		out[d.Name] = ws
+	}
+	return out
+}

@@ -17,17 +17,25 @@ import (
 // guess is a first-fit choice under the facts present (nil: all), as
 // assumptions on the device literals.
 func (in *instance) guess(present func(int) bool) ([]z.Lit, bool) {
+	return in.guessWith(present, in.firstFit)
+}
+
+// fitter chooses a root's devices: blocked says which are another's.
+type fitter func(i int, v *demandVars, has func(int) bool, blocked func(rules.Device) bool) ([]bool, bool)
+
+// guessWith is a guess whose roots choose with fit.
+func (in *instance) guessWith(present func(int) bool, fit fitter) ([]z.Lit, bool) {
 	has := func(f int) bool { return f >= 0 && (present == nil || present(f)) }
-	if assume, ok := in.guessInOrder(has, false); ok {
+	if assume, ok := in.guessInOrder(has, false, fit); ok {
 		return assume, true
 	}
 	// The roots confined to their node groups first, then the others.
-	return in.guessInOrder(has, true)
+	return in.guessInOrder(has, true, fit)
 }
 
 // guessInOrder fits the roots in file order, or (confinedFirst) those
 // whose node groups hold first.
-func (in *instance) guessInOrder(has func(int) bool, confinedFirst bool) ([]z.Lit, bool) {
+func (in *instance) guessInOrder(has func(int) bool, confinedFirst bool, fit fitter) ([]z.Lit, bool) {
 	var order []int
 	for pass := 0; pass < 2; pass++ {
 		for i, v := range in.roots {
@@ -48,7 +56,7 @@ func (in *instance) guessInOrder(has func(int) bool, confinedFirst bool) ([]z.Li
 			}
 			return false
 		}
-		taken, ok := in.firstFit(i, v, has, blocked)
+		taken, ok := fit(i, v, has, blocked)
 		if !ok {
 			return nil, false
 		}

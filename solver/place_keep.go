@@ -8,34 +8,176 @@ import (
 	"github.com/rlsolve/rlsolve/rules"
 )
 
-// movedWorkers are, per worker of the previous plan, whether it moves: a
-// worker stays when the new placement gives its rank exactly its old node
-// and devices. Rank r holds the r-th share of the devices in position
-// order, so it stays when its old devices are taken and exactly
-// share*index devices come before them.
-func (in *instance) movedWorkers(prev map[string][]Worker) []z.Lit {
-	var moved []z.Lit
+// keepPlan is, per worker of the previous plan, whether it moves; a
+// lower bound on how many must; and, to try first, the workers that a best
+// keep set of each demand alone keeps. A worker stays when the new
+// placement gives its rank exactly its old node and devices: rank r holds
+// the r-th share of the devices in position order, so it stays when its
+// old devices are taken and exactly share*r devices come before them.
+func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, assume []z.Lit, fits map[int]keepFit) {
+	fits = map[int]keepFit{}
 	for i, d := range in.sp.Demands {
 		workers := previousOf(prev, d.Name)
 		v := in.rootVars(i)
 		if v == nil || len(workers) == 0 {
 			continue
 		}
-		share, perDevice := in.share(d)
+		share, perDevice := in.share(i)
 		need := make([]int, 0, len(workers))
-		starts := make([][]int, len(workers))
+		pos := make([][]int, len(workers))
 		for r, w := range workers {
-			starts[r] = v.positions(w)
-			if len(starts[r]) > 0 {
-				need = append(need, starts[r][0])
+			pos[r] = v.positions(w)
+			if len(pos[r]) > 0 {
+				need = append(need, pos[r][0])
 			}
 		}
 		prefix := v.prefixCounts(in, need)
+		stays := make([]z.Lit, len(workers))
 		for r := range workers {
-			moved = append(moved, in.stays(v, starts[r], prefix, r, share, perDevice).Not())
+			stays[r] = in.stays(v, pos[r], prefix, r, share, perDevice)
+			moved = append(moved, stays[r].Not())
+		}
+		n := in.newChunks(d, share, perDevice, len(workers))
+		kept := v.bestKeep(in, pos, share, perDevice, n)
+		lb += len(workers) - len(kept)
+		for _, r := range kept {
+			assume = append(assume, stays[r])
+		}
+		if r := in.sp.Root(i); r == i {
+			fits[i] = keepFit{kept: kept, pos: pos, share: share, perDevice: perDevice, chunks: n}
 		}
 	}
-	return moved
+	return moved, lb, assume, fits
+}
+
+// keepFit is what a root's keep guess is made of: the workers kept (in
+// descending rank), their devices, and the shares to place.
+type keepFit struct {
+	kept                     []int
+	pos                      [][]int
+	share, perDevice, chunks int
+}
+
+// keepFitter chooses a root's devices for the keep guess: its kept
+// workers' devices, and every other share on the lowest free devices of
+// the gap it must lie in; roots without a previous plan fit first.
+func (in *instance) keepFitter(fits map[int]keepFit) fitter {
+	return func(i int, v *demandVars, has func(int) bool, blocked func(rules.Device) bool) ([]bool, bool) {
+		kf, ok := fits[i]
+		if !ok {
+			return in.firstFit(i, v, has, blocked)
+		}
+		n := 0
+		for _, ls := range v.lit {
+			n += len(ls)
+		}
+		taken := make([]bool, n)
+		free := func(p int) bool {
+			b := sort.Search(len(v.pos), func(k int) bool { return v.pos[k] > p }) - 1
+			blk := v.blocks[b]
+			return v.lit[b][p-v.pos[b]] != in.c.F && !blocked(rules.Device{Node: blk.Node, Type: blk.Type, Local: p - v.pos[b]})
+		}
+		from, k := 0, 0 // next free position, next share
+		for j := len(kf.kept) - 1; j >= -1; j-- {
+			end, upto := n, kf.chunks
+			if j >= 0 {
+				r := kf.kept[j]
+				end, upto = kf.pos[r][0], r/kf.perDevice
+			}
+			for ; k < upto; k++ {
+				if from = fillShare(taken, from, end, kf.share, free); from < 0 {
+					return taken, false
+				}
+			}
+			if j >= 0 {
+				r := kf.kept[j]
+				for _, p := range kf.pos[r] {
+					taken[p] = true
+				}
+				from, k = kf.pos[r][len(kf.pos[r])-1]+1, r/kf.perDevice+1
+			}
+		}
+		return taken, true
+	}
+}
+
+// fillShare takes share free positions from from (before end), in order;
+// it returns the position after them, or -1.
+func fillShare(taken []bool, from, end, share int, free func(int) bool) int {
+	got := 0
+	for p := from; p < end; p++ {
+		if free(p) && !taken[p] {
+			taken[p] = true
+			if got++; got == share {
+				return p + 1
+			}
+		}
+	}
+	return -1
+}
+
+// newChunks is how many shares of devices the demand takes now (one per
+// worker, or one per device its workers share).
+func (in *instance) newChunks(d *rules.Demand, share, perDevice, old int) int {
+	if d.Count > 0 {
+		return d.Count / share
+	}
+	return (old + perDevice - 1) / perDevice
+}
+
+// bestKeep is a largest set of workers (by rank) that can all stay, as
+// far as the devices available between them allow. Worker r holds share
+// k = r/perDevice: kept workers a < b either hold the same share (the
+// same devices) or leave at least share*(k_b-k_a-1) available devices
+// between them for the shares in between; share*k_b before the first, and
+// share*(n-1-k_b) after the last. It relaxes what the other components
+// take, so the set's size bounds what any placement keeps.
+func (v *demandVars) bestKeep(in *instance, pos [][]int, share, perDevice, n int) []int {
+	avail := []int{0} // avail[p]: available positions before p
+	for _, ls := range v.lit {
+		for _, m := range ls {
+			a := avail[len(avail)-1]
+			if m != in.c.F {
+				a++
+			}
+			avail = append(avail, a)
+		}
+	}
+	between := func(from, to int) int { return avail[max(to, 0)] - avail[min(from+1, len(avail)-1)] }
+	follows := func(a, b int) bool {
+		ka, kb := a/perDevice, b/perDevice
+		if ka == kb {
+			return pos[a][0] == pos[b][0]
+		}
+		last := pos[a][len(pos[a])-1]
+		return last < pos[b][0] && between(last, pos[b][0]) >= share*(kb-ka-1)
+	}
+	best := make([]int, len(pos))
+	from := make([]int, len(pos))
+	top, topAt := 0, -1
+	for r := range pos {
+		best[r], from[r] = -1, -1
+		k := r / perDevice
+		if len(pos[r]) != share || k >= n || !v.available(in, pos[r]) {
+			continue
+		}
+		if avail[pos[r][0]] >= share*k {
+			best[r] = 1
+		}
+		for a := 0; a < r; a++ {
+			if best[a] > 0 && best[a]+1 > best[r] && follows(a, r) {
+				best[r], from[r] = best[a]+1, a
+			}
+		}
+		if best[r] > top && avail[len(avail)-1]-avail[pos[r][len(pos[r])-1]+1] >= share*(n-1-k) {
+			top, topAt = best[r], r
+		}
+	}
+	var kept []int
+	for r := topAt; r >= 0; r = from[r] {
+		kept = append(kept, r)
+	}
+	return kept
 }
 
 // previousOf finds a demand's workers in the previous plan by any of its
@@ -49,18 +191,23 @@ func previousOf(prev map[string][]Worker, names string) []Worker {
 	return nil
 }
 
-// share is how many devices each worker of d holds, or (perDevice > 1)
-// how many workers share one device.
-func (in *instance) share(d *rules.Demand) (share, perDevice int) {
-	switch {
-	case d.PerDevice:
-		return 1, 1
-	case d.Procs > 0 && d.Count > 0 && d.Procs > d.Count:
-		return 1, d.Procs / d.Count
-	case d.Procs > 0 && d.Count > 0:
-		return d.Count / d.Procs, 1
+// share is how many devices each worker of demand i holds, or
+// (perDevice > 1) how many workers share one device: as its placement
+// string will say (processes).
+func (in *instance) share(i int) (share, perDevice int) {
+	d := in.sp.Demands[i]
+	n := d.Count
+	if r := in.sp.Demands[in.sp.Root(i)]; n == 0 {
+		n = r.Count
 	}
-	return max(1, d.Unit), 1
+	if n == 0 { // whole nodes: the count is not known before placing
+		return max(1, d.Unit), 1
+	}
+	procs := in.processes(i, d, n)
+	if procs >= n {
+		return 1, procs / n
+	}
+	return n / max(1, procs), 1
 }
 
 // positions are the flat positions of a worker's old devices when they
@@ -128,4 +275,14 @@ func (in *instance) stays(v *demandVars, pos []int, prefix map[int][]z.Lit, r, s
 func (v *demandVars) flat(p int) z.Lit {
 	b := sort.Search(len(v.pos), func(i int) bool { return v.pos[i] > p }) - 1
 	return v.lit[b][p-v.pos[b]]
+}
+
+// available says whether the root may take every position of ps.
+func (v *demandVars) available(in *instance, ps []int) bool {
+	for _, p := range ps {
+		if v.flat(p) == in.c.F {
+			return false
+		}
+	}
+	return true
 }

@@ -54,11 +54,34 @@ func (o *optimizer) try(extra ...z.Lit) status {
 	return st
 }
 
-// model solves again under the fixed bounds, so that the solver's values
-// are a model's, gates built since the last call included.
-func (o *optimizer) model(lits ...z.Lit) {
-	o.in.flush(lits...)
-	o.try()
+// valueOf is a number's value in the best placement, evaluated from its
+// devices: no search.
+func (o *optimizer) valueOf(x []z.Lit) int {
+	c := o.in.c
+	vs := make([]bool, c.Len())
+	vs[1] = true // the constant node: c.T is its positive literal
+	for i, v := range o.in.roots {
+		if v == nil {
+			continue
+		}
+		p := 0
+		for _, ls := range v.lit {
+			for _, m := range ls {
+				if m != c.F {
+					vs[m.Var()] = o.best[i][p] == m.IsPos()
+				}
+				p++
+			}
+		}
+	}
+	c.Eval(vs)
+	n := 0
+	for k, b := range x {
+		if vs[b.Var()] == b.IsPos() {
+			n |= 1 << k
+		}
+	}
+	return n
 }
 
 // optimize runs the objective, then the lowest ranks.
@@ -88,7 +111,7 @@ func (o *optimizer) minimize(x []z.Lit, lo, hi int) int {
 		mid := lo + (hi-lo)/2
 		switch o.try(leq(c, x, mid)) {
 		case sat:
-			hi = value(o.in.g.Value, c, x)
+			hi = o.valueOf(x)
 		case unsat:
 			lo = mid + 1
 		default:
@@ -103,7 +126,8 @@ func (o *optimizer) minimize(x []z.Lit, lo, hi int) int {
 // pack minimizes the nodes that hold devices of any component.
 func (o *optimizer) pack() int {
 	used, held, lb := o.in.nodesUsed()
-	return held + o.minimize(popcount(o.in.c, used), max(0, lb-held), o.in.nodesTaken(o.best)-held)
+	x := popcount(o.in.c, used)
+	return held + o.minimize(x, max(0, lb-held), o.valueOf(x))
 }
 
 // spread minimizes the most devices one component takes on one node.
@@ -115,13 +139,9 @@ func (o *optimizer) spread() int {
 			counts = append(counts, v.count...)
 		}
 	}
-	for _, x := range counts {
-		o.in.flush(x...)
-	}
-	o.model()
 	hi := 0
 	for _, x := range counts {
-		hi = max(hi, value(o.in.g.Value, c, x))
+		hi = max(hi, o.valueOf(x))
 	}
 	bound := func(k int) z.Lit {
 		ls := make([]z.Lit, len(counts))
@@ -137,7 +157,7 @@ func (o *optimizer) spread() int {
 		case sat:
 			hi = 0
 			for _, x := range counts {
-				hi = max(hi, value(o.in.g.Value, c, x))
+				hi = max(hi, o.valueOf(x))
 			}
 		case unsat:
 			lo = mid + 1
@@ -150,15 +170,53 @@ func (o *optimizer) spread() int {
 	return hi
 }
 
-// keep minimizes the workers of the previous plan that move.
+// keep minimizes the workers of the previous plan that move: first with
+// the best keep set of each component alone assumed, which is optimal when
+// it holds (it meets the lower bound).
 func (o *optimizer) keep() int {
-	moved := o.in.movedWorkers(o.opt.Previous)
+	moved, lb, assume, fits := o.in.keepPlan(o.opt.Previous)
 	if len(moved) == 0 {
 		return 0
 	}
 	x := popcount(o.in.c, moved)
-	o.model(x...)
-	return o.minimize(x, 0, value(o.in.g.Value, o.in.c, x))
+	o.in.flush(x...)
+	if guess, ok := o.in.guessWith(nil, o.in.keepFitter(fits)); ok {
+		// Built from the lowest free devices, as pack's guess is.
+		o.guessed = o.repair(assume, guess) == sat
+	}
+	return o.minimize(x, lb, o.valueOf(x))
+}
+
+// repair solves under hard assumptions and as many of soft (a full
+// placement) as agree with them: each time the solver says which
+// assumptions fail together, the soft ones among them go. Every call is
+// mostly propagation; it gives up after a few rounds or when only hard
+// assumptions fail.
+func (o *optimizer) repair(hard, soft []z.Lit) status {
+	const rounds = 32
+	for k := 0; k < rounds; k++ {
+		switch o.try(append(append([]z.Lit(nil), hard...), soft...)...) {
+		case sat:
+			return sat
+		case unknown:
+			return unknown
+		}
+		failed := map[z.Lit]bool{}
+		for _, m := range o.in.g.Why(nil) {
+			failed[m] = true
+		}
+		kept := soft[:0]
+		for _, m := range soft {
+			if !failed[m] {
+				kept = append(kept, m)
+			}
+		}
+		if len(kept) == len(soft) {
+			return unsat
+		}
+		soft = kept
+	}
+	return unknown
 }
 
 // lowest gives each component, in file order, the lowest last position

@@ -237,7 +237,11 @@ func (o *Outcome) judge(set *rules.Set, opt Options, at model.Span) bool {
 
 // internal records an expansion that broke an invariant the rules promise.
 func (o *Outcome) internal(err error, at model.Span) {
-	o.Diagnostics.Errorf(model.CodeInternal, at, "", "internal error: %v", err).Why =
-		"The solver accepted this input, but expanding it failed: a rule is missing from rlsolve. Please report it with this input."
+	o.internalWhy(err, at, "The solver accepted this input, but expanding it failed: a rule is missing from rlsolve. Please report it with this input.")
+}
+
+// internalWhy records a broken invariant, saying which.
+func (o *Outcome) internalWhy(err error, at model.Span, why string) {
+	o.Diagnostics.Errorf(model.CodeInternal, at, "", "internal error: %v", err).Why = why
 	o.Internal = true
 }

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"fmt"
+	"time"
 
 	"github.com/rlsolve/rlsolve/internal/textedit"
 	"github.com/rlsolve/rlsolve/model"
@@ -18,6 +19,9 @@ type SolveOptions struct {
 	Previous map[string][]solver.Worker
 	// Without are nodes solve must not use (--without-node).
 	Without []int
+	// Step bounds one call that looks for a better placement (0: the
+	// solver's default).
+	Step time.Duration
 }
 
 // Solved is solve's outcome: the input's, the placement chosen, the config
@@ -56,7 +60,7 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 		return s
 	}
 	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: o.Class, Without: opt.Without})
-	pl, err := solver.Place(sp, solver.PlaceOptions{Objective: opt.Objective, Previous: opt.Previous, Budget: opt.SolverBudget, MaxConflicts: opt.MaxConflicts})
+	pl, err := solver.Place(sp, solver.PlaceOptions{Objective: opt.Objective, Previous: opt.Previous, Budget: opt.SolverBudget, Step: opt.Step, MaxConflicts: opt.MaxConflicts})
 	if err != nil {
 		o.Diagnostics.Errorf(model.CodeSolverBudget, cfg.ComponentsSpan, "", "the solver stopped: %v", err).Help =
 			[]model.Fix{{Message: "raise --solver-budget"}}
@@ -104,15 +108,26 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 		s.Text, err = textedit.Apply(data, edits)
 	}
 	if err != nil {
-		s.Outcome.internal(fmt.Errorf("writing the placements back: %v", err), cfg.ComponentsSpan)
+		s.Outcome.internalWhy(fmt.Errorf("writing the placements back: %v", err), cfg.ComponentsSpan,
+			"solve found placements but could not write them into the file. Please report it with this input.")
 		s.Text = nil
 		return
 	}
 	s.Edits = edits
-	s.Verified = CheckBytes(file, s.Text, opt)
-	if s.Verified.Diagnostics.HasErrors() {
-		s.Outcome.internal(fmt.Errorf("check refuses the placement solve chose"), cfg.ComponentsSpan)
-		s.Outcome.Diagnostics = append(s.Outcome.Diagnostics, s.Verified.Diagnostics...)
+	// The result is checked as a file of its own, so that code frames of
+	// what check says show the text solve wrote.
+	solvedName := file + " (solved)"
+	s.Verified = CheckBytes(solvedName, s.Text, opt)
+	s.Outcome.Sources[solvedName] = s.Text
+	if s.Verified.Failed() {
+		for _, d := range s.Verified.Diagnostics {
+			if d.Severity == model.SeverityError {
+				s.Outcome.Diagnostics = append(s.Outcome.Diagnostics, d)
+			}
+		}
+		s.Outcome.Diagnostics.Errorf(model.CodeUnplaceable, cfg.ComponentsSpan, "", "check refuses the file with the placements solve chose (shown as %s)", solvedName).Why =
+			"Some of RLinf's rules can only be judged once every component has its devices (a model-parallel run's components, its modes); check's errors on the solved file are listed with this one. If a placement that check accepts exists, this is a bug in rlsolve: please report it with this input."
+		s.Text = nil
 	}
 }
 

@@ -29,6 +29,8 @@ type instance struct {
 	mark    []int8
 	pending []z.Lit
 	clauses int
+	// spreadCap bounds each root's devices per block in a guess (0: none).
+	spreadCap int
 }
 
 // demandVars are a root demand's device literals.

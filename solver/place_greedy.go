@@ -129,7 +129,7 @@ func (in *instance) firstFit(i int, v *demandVars, has func(int) bool, blocked f
 		}
 		isFree := func(l int) bool { return free(b, l) }
 		_, run := bestRun(len(ls), isFree)
-		k := min(run, need) / unit * unit
+		k := min(run, need, in.blockCap(v)) / unit * unit
 		start := firstRun(len(ls), isFree, k)
 		for l := start; l < start+k; l++ {
 			taken[v.pos[b]+l] = true
@@ -289,4 +289,13 @@ func lcm(a, b int) int {
 		x, y = y, x%y
 	}
 	return a / x * b
+}
+
+// blockCap is the most devices a root may take on one block in a guess:
+// the spread bound once found, else all of them.
+func (in *instance) blockCap(v *demandVars) int {
+	if in.spreadCap > 0 && v.d.Type != "" {
+		return in.spreadCap
+	}
+	return 1 << 30
 }

@@ -167,6 +167,12 @@ func (o *optimizer) spread() int {
 		}
 	}
 	o.fixed = append(o.fixed, bound(hi))
+	// The lowest devices under the bound, as a guess: when it holds, it is
+	// the placement.
+	o.in.spreadCap = hi
+	if guess, ok := o.in.guess(nil); ok && o.try(guess...) == sat {
+		o.guessed = true
+	}
 	return hi
 }
 

@@ -1,0 +1,222 @@
+package pipeline_test
+
+import (
+	"maps"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/solver"
+)
+
+// solveInv is an inventory of nodes with the given GPU counts; a negative
+// count is a CPU node with that many Franka robots.
+func solveInv(nodes ...int) *model.Inventory {
+	inv := &model.Inventory{Source: "test"}
+	for i, n := range nodes {
+		nd := model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: n}
+		if n < 0 {
+			nd = model.Node{Rank: i, Hardware: map[string]int{"Franka": -n}}
+		}
+		inv.Nodes = append(inv.Nodes, nd)
+	}
+	return inv
+}
+
+// TestSolvePlaces: requirements become the placements a careful person
+// writes, in every placement class, and the solved file passes check.
+func TestSolvePlaces(t *testing.T) {
+	for _, tc := range []struct {
+		name, yaml string
+		inv        *model.Inventory
+		obj        solver.Objective
+		want       map[string]string // component -> placement
+		groups     map[string]string // component -> node_group written
+	}{
+		{name: "hybrid, groups and with", inv: solveInv(8, 8, 8, 8), yaml: `cluster:
+  num_nodes: 4
+  node_groups:
+    - {label: a800, node_ranks: 0-1}
+    - {label: "4090", node_ranks: 2-3}
+  component_placement:
+    actor: {gpus: 16, node_group: a800}
+    reward: {with: actor}
+    rollout: {gpus: 8, node_group: "4090", gpus_per_process: 2}
+    inference: {gpus: 4, apart_from: [actor, rollout]}
+`, want: map[string]string{"actor": "0-15", "reward": "0-15", "rollout": "0-7:0-3", "inference": "24-27"},
+			groups: map[string]string{"actor": "a800", "reward": "a800", "rollout": "4090"}},
+		{name: "processes share a node", inv: solveInv(8, 8), yaml: `cluster:
+  num_nodes: 2
+  component_placement:
+    actor: {gpus: 8, processes: 2}
+    env: {gpus: 2, processes: 8}
+`, want: map[string]string{"actor": "0-7:0-1", "env": "8-9:0-7"}},
+		{name: "placed components keep their devices", inv: solveInv(8, 8), yaml: `cluster:
+  num_nodes: 2
+  component_placement:
+    rollout: 0-5
+    actor: {gpus: 4, gpus_per_process: 2}
+`, want: map[string]string{"actor": "6-9:0-1"}}, // the lowest GPUs: a process on each node
+		{name: "whole nodes", inv: solveInv(8, 4, 8), yaml: `cluster:
+  num_nodes: 3
+  component_placement:
+    actor: {nodes: 2}
+`, want: map[string]string{"actor": "0-11"}}, // the lowest two nodes
+		{name: "robots and CPU processes", inv: solveInv(8, -2), yaml: `cluster:
+  num_nodes: 2
+  node_groups:
+    - label: franka
+      node_ranks: 1
+      hardware:
+        type: Franka
+        configs:
+          - {robot_ip: 10.0.0.1, node_rank: 1}
+          - {robot_ip: 10.0.0.2, node_rank: 1}
+  component_placement:
+    actor: {gpus: 8}
+    env: {node_group: franka, processes: 2}
+    agent: {node_group: node, processes: 6}
+`, want: map[string]string{"actor": "0-7", "env": "0-1", "agent": "0-1:0-5"}},
+		{name: "model-parallel collocated", inv: solveInv(8, 8), yaml: `cluster:
+  num_nodes: 2
+  component_placement:
+    actor: {gpus: 16}
+    rollout: {with: actor}
+    reward: {with: actor}
+runner: {task_type: reasoning}
+actor: {model: {tensor_model_parallel_size: 4}}
+rollout: {tensor_parallel_size: 2}
+`, want: map[string]string{"actor": "0-15", "rollout": "0-15", "reward": "0-15"}},
+		{name: "model-parallel disaggregated engines stay on a node", inv: solveInv(8, 8), yaml: `cluster:
+  num_nodes: 2
+  component_placement:
+    actor: {gpus: 6}
+    reward: {with: actor}
+    rollout: {gpus: 8}
+runner: {task_type: reasoning}
+actor: {model: {tensor_model_parallel_size: 2}}
+rollout: {tensor_parallel_size: 4}
+`, want: map[string]string{"actor": "0-5", "reward": "0-5", "rollout": "8-15"}},
+		{name: "spread", inv: solveInv(8, 8, 8, 8), obj: solver.ObjectiveSpread, yaml: `cluster:
+  num_nodes: 4
+  component_placement:
+    actor: {gpus: 8}
+`, want: map[string]string{"actor": "0-1,8-9,16-17,24-25"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := pipeline.Solve("t.yaml", []byte(tc.yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: tc.inv}, Objective: tc.obj})
+			if s.Text == nil {
+				t.Fatalf("nothing placed: %v", summaries(s.Diagnostics))
+			}
+			if s.Verified.Failed() {
+				t.Fatalf("the solved file fails check: %v", summaries(s.Verified.Diagnostics))
+			}
+			doc := s.Document()
+			got := map[string]string{}
+			for n, p := range doc.Components {
+				if _, ok := tc.want[n]; ok {
+					got[n] = p
+				}
+			}
+			if !maps.Equal(got, tc.want) {
+				t.Errorf("placements %v, want %v\n%s", doc.Components, tc.want, s.Text)
+			}
+			cfg, _ := grammar.LoadConfig("t.yaml", s.Text, grammar.DefaultLimits)
+			for n, g := range tc.groups {
+				if e := entryOf(cfg, n); e == nil || !slices.Equal(e.NodeGroups, []string{g}) {
+					t.Errorf("%s: node_group not written as %q\n%s", n, g, s.Text)
+				}
+			}
+		})
+	}
+}
+
+// TestSolveExplains: when nothing fits, the conflict is the minimal set of
+// located facts, with verified fixes.
+func TestSolveExplains(t *testing.T) {
+	yaml := `cluster:
+  num_nodes: 3
+  node_groups:
+    - {label: a800, node_ranks: 0-1}
+  component_placement:
+    actor: {gpus: 16, node_group: a800}
+    inference: {gpus: 4, node_group: a800, apart_from: [actor]}
+    rollout: {gpus: 8}
+`
+	s := pipeline.Solve("t.yaml", []byte(yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: solveInv(8, 8, 8)}})
+	if s.Text != nil {
+		t.Fatalf("placed what cannot be placed:\n%s", s.Text)
+	}
+	var d *model.Diagnostic
+	for i := range s.Diagnostics {
+		if s.Diagnostics[i].Code == model.CodeUnplaceable {
+			d = &s.Diagnostics[i]
+		}
+	}
+	if d == nil {
+		t.Fatalf("no RLS-E1103: %v", summaries(s.Diagnostics))
+	}
+	lines := strings.Split(yaml, "\n")
+	text := func(sp model.Span) string { return lines[sp.Line-1][sp.Col-1 : sp.EndCol-1] }
+	var facts []string
+	facts = append(facts, text(d.Primary))
+	for _, l := range d.Labels {
+		facts = append(facts, text(l.Span))
+	}
+	slices.Sort(facts)
+	want := []string{"0-1", "16", "4", "a800", "a800", "actor"}
+	if !slices.Equal(facts, want) {
+		t.Errorf("conflict facts %q, want %q (rollout has no part in it)", facts, want)
+	}
+	var fixes []string
+	for _, f := range d.Help {
+		fixes = append(fixes, f.Message)
+	}
+	if len(fixes) == 0 || !strings.Contains(fixes[0], "12 instead of 16") {
+		t.Errorf("fixes %q: want the largest count that fits first", fixes)
+	}
+}
+
+// TestSolveBudgetNote: a search the budget cuts still gives a valid
+// placement, and says it may not be the best.
+func TestSolveBudgetNote(t *testing.T) {
+	yaml := `cluster:
+  num_nodes: 16
+  component_placement:
+    actor: {gpus: 40, gpus_per_process: 4}
+    rollout: {gpus: 20}
+`
+	s := pipeline.Solve("t.yaml", []byte(yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: solveInv(slices.Repeat([]int{8}, 16)...)},
+		Objective: solver.ObjectiveSpread, Step: time.Nanosecond})
+	if s.Text == nil {
+		t.Fatalf("nothing placed: %v", summaries(s.Diagnostics))
+	}
+	found := false
+	for _, d := range s.Diagnostics {
+		found = found || d.Code == model.NoteSolveBound
+	}
+	if !found || s.Placement.Optimal {
+		t.Errorf("no RLS-N1101 note (optimal %v): %v", s.Placement.Optimal, summaries(s.Diagnostics))
+	}
+}
+
+func entryOf(cfg *model.Config, name string) *model.ComponentEntry {
+	for i := range cfg.Components {
+		if slices.Contains(cfg.Components[i].Names, name) {
+			return &cfg.Components[i]
+		}
+	}
+	return nil
+}
+
+func summaries(ds model.Diagnostics) []string {
+	var out []string
+	for _, d := range ds {
+		out = append(out, d.Code+" "+d.Summary)
+	}
+	return out
+}

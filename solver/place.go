@@ -109,7 +109,7 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	}
 	deadline := start.Add(opt.Budget)
 	if hall(sp, allPresent(sp)) != nil {
-		res.Diagnostics, res.Cores = explain(sp, opt, deadline)
+		res.Diagnostics, res.Cores, res.Stats = explain(sp, opt, deadline)
 		res.Stats.Elapsed = time.Since(start)
 		return res, nil
 	}
@@ -123,9 +123,10 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	if st != sat {
 		st = o.try()
 	}
+	var explained PlaceStats
 	switch st {
 	case unsat:
-		res.Diagnostics, res.Cores = explain(sp, opt, deadline)
+		res.Diagnostics, res.Cores, explained = explain(sp, opt, deadline)
 	case unknown:
 		return nil, ErrBudget
 	default:
@@ -134,7 +135,9 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 		}
 		res.Placed = in.extract(o.best)
 	}
-	res.Stats = PlaceStats{Vars: int(in.g.MaxVar()), Clauses: in.clauses + 3*in.c.Len(), Calls: o.calls, Elapsed: time.Since(start)}
+	res.Stats = in.stats()
+	res.Stats.Calls = o.calls + explained.Calls
+	res.Stats.Elapsed = time.Since(start)
 	return res, nil
 }
 
@@ -153,4 +156,10 @@ func allPresent(sp *rules.Space) []bool {
 		all[f] = true
 	}
 	return all
+}
+
+// stats is the instance's size: variables, and clauses (the direct ones
+// and three per AND gate of the circuits).
+func (in *instance) stats() PlaceStats {
+	return PlaceStats{Vars: int(in.g.MaxVar()), Clauses: in.clauses + 3*in.c.Len()}
 }

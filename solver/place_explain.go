@@ -20,11 +20,12 @@ type explainer struct {
 	// exact is false once the budget cut a minimization: the set is still
 	// a conflict, maybe not a minimal one.
 	exact bool
+	calls int
 }
 
-// explain returns one diagnostic per independent conflict, and the
-// conflicts' facts.
-func explain(sp *rules.Space, opt PlaceOptions, deadline time.Time) (model.Diagnostics, [][]int) {
+// explain returns one diagnostic per independent conflict, the
+// conflicts' facts, and the size of the search.
+func explain(sp *rules.Space, opt PlaceOptions, deadline time.Time) (model.Diagnostics, [][]int, PlaceStats) {
 	ex := &explainer{sp: sp, deadline: deadline, exact: true}
 	allowed := make([]bool, len(sp.Facts))
 	for f := range allowed {
@@ -52,7 +53,12 @@ func explain(sp *rules.Space, opt PlaceOptions, deadline time.Time) (model.Diagn
 	if len(ds) == opt.MaxConflicts {
 		ds.Notef(model.NoteConflictsCut, sp.Anchor(), "", "only the first %d conflicts are explained", opt.MaxConflicts)
 	}
-	return ds, cores
+	var st PlaceStats
+	if ex.in != nil {
+		st = ex.in.stats()
+	}
+	st.Calls = ex.calls
+	return ds, cores, st
 }
 
 // core is a set of facts among present that cannot hold together, or nil.
@@ -91,12 +97,14 @@ func (ex *explainer) sat(present []bool) (status, []int) {
 		ex.in.flush(append(assume, guess...)...)
 		ex.in.g.Assume(assume...)
 		ex.in.g.Assume(guess...)
+		ex.calls++
 		if ex.in.g.Try(left) == 1 {
 			return sat, nil
 		}
 	}
 	ex.in.flush(assume...)
 	ex.in.g.Assume(assume...)
+	ex.calls++
 	st := status(ex.in.g.Try(left))
 	if st != unsat {
 		return st, nil

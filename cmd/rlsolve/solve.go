@@ -7,6 +7,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/grammar"
@@ -28,6 +29,7 @@ type solveFlags struct {
 	write     bool
 	from      string
 	without   []int
+	stats     bool
 }
 
 func newSolve() *cobra.Command {
@@ -81,6 +83,7 @@ count, another node group) that solving again confirmed.`,
 	c.Flags().BoolVarP(&f.write, "write", "w", false, "write the placements into FILE (atomically) instead of printing it")
 	c.Flags().StringVar(&f.from, "from", "", "a previous plan document (plan --output json): keep its workers where they are")
 	c.Flags().IntSliceVar(&f.without, "without-node", nil, "a node rank solve must not use (repeatable)")
+	c.Flags().BoolVar(&f.stats, "stats", false, "print the size of the SAT instance and the solver's calls and time on stderr")
 	completeFlagValues(c, "yaml", "json", "plan")
 	_ = c.RegisterFlagCompletionFunc("objective", cobra.FixedCompletions(objectiveNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.MarkFlagFilename("from", "json")
@@ -182,6 +185,11 @@ func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
 		return printOutcome(&pipeline.Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}, f.in.sources())
 	}
 	s := pipeline.Solve(file, data, opt)
+	if f.stats && s.Placement != nil {
+		st := s.Placement.Stats
+		fmt.Fprintf(os.Stderr, "solve: %d variables, %d clauses, %d solver calls, %v (objective %s, value %d)\n",
+			st.Vars, st.Clauses, st.Calls, st.Elapsed.Round(time.Microsecond), s.Placement.Objective, s.Placement.Value)
+	}
 	return f.report(s, prev)
 }
 

@@ -27,6 +27,23 @@ func solveInv(nodes ...int) *model.Inventory {
 	return inv
 }
 
+// nvlinkInv is two nodes of 8 GPUs in two NVLink islands each (0-3, 4-7).
+func nvlinkInv() *model.Inventory {
+	inv := solveInv(8, 8)
+	for n := range inv.Nodes {
+		for i := 0; i < 8; i++ {
+			var peers []int
+			for j := i / 4 * 4; j < i/4*4+4; j++ {
+				if j != i {
+					peers = append(peers, j)
+				}
+			}
+			inv.Nodes[n].Devices = append(inv.Nodes[n].Devices, model.Device{Index: i, NVLinkPeers: peers, NVLinkKnown: true, NUMANode: -1})
+		}
+	}
+	return inv
+}
+
 // TestSolvePlaces: requirements become the placements a careful person
 // writes, in every placement class, and the solved file passes check.
 func TestSolvePlaces(t *testing.T) {
@@ -101,6 +118,12 @@ runner: {task_type: reasoning}
 actor: {model: {tensor_model_parallel_size: 2}}
 rollout: {tensor_parallel_size: 4}
 `, want: map[string]string{"actor": "0-5", "reward": "0-5", "rollout": "8-15"}},
+		{name: "TP groups inside an NVLink island", inv: nvlinkInv(), yaml: `cluster:
+  num_nodes: 2
+  component_placement:
+    critic: 0-1
+    rollout: {gpus: 8, gpus_per_process: 4}
+`, want: map[string]string{"rollout": "4-11:0-1"}}, // not 2-5, across islands 0-3 and 4-7
 		{name: "spread", inv: solveInv(8, 8, 8, 8), obj: solver.ObjectiveSpread, yaml: `cluster:
   num_nodes: 4
   component_placement:

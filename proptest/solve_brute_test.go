@@ -110,7 +110,7 @@ func bruteOptions(sp *rules.Space, i int, has func(int) bool) [][]rules.Device {
 				run := make([]rules.Device, 0, n)
 				ok := true
 				for l := start; l < start+n; l++ {
-					dev := rules.Device{Node: blk.Node, Type: blk.Type, Local: l}
+					dev := blk.Device(l)
 					if f, down := sp.Down[blk.Node]; down && has(f) {
 						ok = false
 					}
@@ -199,7 +199,7 @@ func bruteGlobal(d *rules.Demand, blocks []rules.Block, devs []rules.Device) boo
 	state := 0 // 0 before, 1 inside, 2 after
 	for _, b := range blocks {
 		for l := 0; l < b.Cap; l++ {
-			t := in[rules.Device{Node: b.Node, Type: b.Type, Local: l}]
+			t := in[b.Device(l)]
 			switch {
 			case t && state == 2:
 				return false

@@ -126,7 +126,7 @@ func svWorkers(sp *rules.Space, i int, devs []rules.Device) []solver.Worker {
 	order := map[rules.Device]int{}
 	for _, b := range d.Blocks {
 		for l := 0; l < b.Cap; l++ {
-			order[rules.Device{Node: b.Node, Type: b.Type, Local: l}] = b.First + l
+			order[b.Device(l)] = b.First + l
 		}
 	}
 	sorted := slices.Clone(devs)

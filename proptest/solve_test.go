@@ -198,7 +198,7 @@ func svDevices(d *rules.Demand, ranks []int) []rules.Device {
 	for _, r := range ranks {
 		for _, b := range d.Blocks {
 			if r >= b.First && r < b.First+b.Cap {
-				out = append(out, rules.Device{Node: b.Node, Type: b.Type, Local: r - b.First})
+				out = append(out, b.Device(r-b.First))
 			}
 		}
 	}

@@ -50,9 +50,16 @@ type Block struct {
 	Type  string
 	First int
 	Cap   int
+	// Local0 is the node-local index of the block's first device: a node
+	// whose NVLink islands the inventory knows is one block per island
+	// for a demand with TP groups.
+	Local0 int
 	// Group is the label of the configured group the block comes from.
 	Group string
 }
+
+// Device is the block's l-th device.
+func (b Block) Device(l int) Device { return Device{Node: b.Node, Type: b.Type, Local: b.Local0 + l} }
 
 // Demand is one requirement entry as the solver sees it.
 type Demand struct {

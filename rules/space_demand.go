@@ -83,6 +83,9 @@ func (s *Space) counts(d *Demand, r *model.Requirement) {
 	if d.Type == "" {
 		d.Unit = 1
 	}
+	if d.Unit > 1 && d.Whole == 0 {
+		d.Blocks = s.splitIslands(d.Blocks)
+	}
 }
 
 // gpusAndProcesses reads a requirement that gives both counts: processes

@@ -148,7 +148,7 @@ func (in *instance) blockLits(d *rules.Demand, b rules.Block, inGroup bool) []z.
 	ls := make([]z.Lit, b.Cap)
 	down, isDown := in.sp.Down[b.Node]
 	for l := range ls {
-		taken, isTaken := in.sp.Taken[rules.Device{Node: b.Node, Type: b.Type, Local: l}]
+		taken, isTaken := in.sp.Taken[b.Device(l)]
 		if !in.explain && (isDown || isTaken && b.Type != "") {
 			ls[l] = in.c.F
 			continue

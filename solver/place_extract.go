@@ -44,13 +44,13 @@ func (in *instance) placed(i int, d *rules.Demand, snap [][]bool) Placed {
 	}
 	first := map[rules.Device]int{}
 	for _, b := range d.Blocks {
-		first[rules.Device{Node: b.Node, Type: b.Type}] = b.First
+		first[rules.Device{Node: b.Node, Type: b.Type}] = b.First - b.Local0
 	}
 	for b, blk := range v.blocks {
 		at, ok := first[rules.Device{Node: blk.Node, Type: blk.Type}]
 		for l := 0; l < blk.Cap; l++ {
 			if ok && snap[r][v.pos[b]+l] {
-				p.Ranks = append(p.Ranks, at+l)
+				p.Ranks = append(p.Ranks, at+blk.Local0+l)
 			}
 		}
 	}

@@ -68,7 +68,7 @@ func (in *instance) guessInOrder(has func(int) bool, confinedFirst bool, fit fit
 				case m == in.c.F:
 				case taken[p]:
 					assume = append(assume, m)
-					takenBy[i][rules.Device{Node: v.blocks[b].Node, Type: v.blocks[b].Type, Local: l}] = true
+					takenBy[i][v.blocks[b].Device(l)] = true
 				default:
 					assume = append(assume, m.Not())
 				}
@@ -100,7 +100,7 @@ func (in *instance) firstFit(i int, v *demandVars, has func(int) bool, blocked f
 	anywhere := !in.restricted(v.d, has)
 	free := func(b, l int) bool {
 		blk := v.blocks[b]
-		dev := rules.Device{Node: blk.Node, Type: blk.Type, Local: l}
+		dev := blk.Device(l)
 		if v.lit[b][l] == in.c.F || !v.inGroup[b] && !anywhere || blocked(dev) || !in.allowed(i, blk, has) {
 			return false
 		}

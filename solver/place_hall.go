@@ -134,7 +134,7 @@ func (hs *hallSet) domain(r *hallRoot) {
 	r.free = map[rules.Device]bool{}
 	for _, b := range blocks {
 		for l := 0; l < b.Cap; l++ {
-			dev := rules.Device{Node: b.Node, Type: b.Type, Local: l}
+			dev := b.Device(l)
 			if df, ok := hs.sp.Down[b.Node]; ok && hs.has(df) {
 				r.domainFacts[dev] = append(r.domainFacts[dev], df)
 				continue
@@ -175,7 +175,7 @@ func (hs *hallSet) usable(r *hallRoot) int {
 	for _, b := range r.blocks {
 		run, best := 0, 0
 		for l := 0; l < b.Cap; l++ {
-			if r.free[rules.Device{Node: b.Node, Type: b.Type, Local: l}] {
+			if r.free[b.Device(l)] {
 				run++
 				best = max(best, run)
 			} else {

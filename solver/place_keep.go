@@ -75,7 +75,7 @@ func (in *instance) keepFitter(fits map[int]keepFit) fitter {
 		free := func(p int) bool {
 			b := sort.Search(len(v.pos), func(k int) bool { return v.pos[k] > p }) - 1
 			blk := v.blocks[b]
-			return v.lit[b][p-v.pos[b]] != in.c.F && !blocked(rules.Device{Node: blk.Node, Type: blk.Type, Local: p - v.pos[b]})
+			return v.lit[b][p-v.pos[b]] != in.c.F && !blocked(blk.Device(p-v.pos[b]))
 		}
 		from, k := 0, 0 // next free position, next share
 		for j := len(kf.kept) - 1; j >= -1; j-- {
@@ -214,20 +214,20 @@ func (in *instance) share(i int) (share, perDevice int) {
 // are consecutive positions of one block of the root (else nil: the
 // worker cannot keep them).
 func (v *demandVars) positions(w Worker) []int {
+	devices := w.Devices
 	for b, blk := range v.blocks {
-		devices := w.Devices
 		if blk.Type == "" && len(devices) == 0 {
 			devices = []int{0} // a node placement: the node is the device
 		}
-		if blk.Node != w.Node || len(devices) == 0 {
+		if blk.Node != w.Node || len(devices) == 0 || devices[0] < blk.Local0 || devices[0] >= blk.Local0+blk.Cap {
 			continue
 		}
 		var out []int
 		for k, l := range devices {
-			if l < 0 || l >= blk.Cap || k > 0 && l != devices[k-1]+1 {
-				return nil
+			if l >= blk.Local0+blk.Cap || k > 0 && l != devices[k-1]+1 {
+				return nil // past the block (another NVLink island), or not one run
 			}
-			out = append(out, v.pos[b]+l)
+			out = append(out, v.pos[b]+l-blk.Local0)
 		}
 		return out
 	}

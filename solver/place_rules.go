@@ -165,7 +165,7 @@ func (in *instance) separate() {
 		for b, blk := range v.blocks {
 			for l, m := range v.lit[b] {
 				if m != in.c.F {
-					index[i][rules.Device{Node: blk.Node, Type: blk.Type, Local: l}] = m
+					index[i][blk.Device(l)] = m
 				}
 			}
 		}

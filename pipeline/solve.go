@@ -59,7 +59,9 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	if !o.judge(set, opt.Options, cfg.ComponentsSpan) {
 		return s
 	}
-	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: o.Class, Without: opt.Without})
+	mem, notes := o.memory(cfg.Memory, usedNodes(inv, cfg.NumNodes), cfg.ComponentsSpan, opt.Options)
+	o.memoryNotes(notes)
+	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: o.Class, Without: opt.Without, Memory: mem})
 	pl, err := solver.Place(sp, solver.PlaceOptions{Objective: opt.Objective, Previous: opt.Previous, Budget: opt.SolverBudget, Step: opt.Step, MaxConflicts: opt.MaxConflicts})
 	if err != nil {
 		o.Diagnostics.Errorf(model.CodeSolverBudget, cfg.ComponentsSpan, "", "the solver stopped: %v", err).Help =

@@ -1,6 +1,7 @@
 package pipeline_test
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -124,6 +125,7 @@ rollout: {tensor_parallel_size: 4}
     critic: 0-1
     rollout: {gpus: 8, gpus_per_process: 4}
 `, want: map[string]string{"rollout": "4-11:0-1"}}, // not 2-5, across islands 0-3 and 4-7
+		{name: "GPU memory keeps a model off small GPUs", yaml: memYAML(24, 80), want: map[string]string{"actor": "16-23"}},
 		{name: "spread", inv: solveInv(8, 8, 8, 8), obj: solver.ObjectiveSpread, yaml: `cluster:
   num_nodes: 4
   component_placement:
@@ -201,6 +203,46 @@ func TestSolveExplains(t *testing.T) {
 	}
 	if len(fixes) == 0 || !strings.Contains(fixes[0], "12 instead of 16") {
 		t.Errorf("fixes %q: want the largest count that fits first", fixes)
+	}
+}
+
+// memYAML is a collocated Qwen2.5-7B run on two nodes of GPUs of each
+// size (GiB), with the inventory in the file.
+func memYAML(small, large int) string {
+	return fmt.Sprintf(`cluster:
+  num_nodes: 4
+  component_placement:
+    actor: {gpus: 8}
+    rollout: {with: actor}
+    reward: {with: actor}
+runner: {task_type: reasoning}
+actor:
+  training_backend: fsdp
+  model: {model_path: /models/Qwen2.5-7B}
+rollout:
+  model: {model_path: /models/Qwen2.5-7B}
+inventory:
+  nodes:
+    - {ranks: 0-1, accelerators: {count: 8, memory_gib: %d}}
+    - {ranks: 2-3, accelerators: {count: 8, memory_gib: %d}}
+`, small, large)
+}
+
+// TestSolveMemoryConflict: when no GPU holds a component, the conflict
+// names its memory need and the GPU sizes, and nothing else.
+func TestSolveMemoryConflict(t *testing.T) {
+	s := pipeline.Solve("t.yaml", []byte(memYAML(24, 24)), pipeline.SolveOptions{})
+	if s.Text != nil {
+		t.Fatalf("placed a model no GPU holds:\n%s", s.Text)
+	}
+	var msgs []string
+	for _, d := range s.Diagnostics {
+		if d.Code == model.CodeUnplaceable {
+			msgs = append(msgs, d.Summary)
+		}
+	}
+	if len(msgs) != 1 || !strings.Contains(msgs[0], "GiB per GPU at its peak") || !strings.Contains(msgs[0], "actor needs 8 GPUs") {
+		t.Errorf("conflicts %q: want one naming the count and the memory need", msgs)
 	}
 }
 

@@ -114,6 +114,9 @@ func bruteOptions(sp *rules.Space, i int, has func(int) bool) [][]rules.Device {
 					if f, down := sp.Down[blk.Node]; down && has(f) {
 						ok = false
 					}
+					if f, unfit := sp.Unfit[i][blk.Node]; unfit && has(f) {
+						ok = false
+					}
 					if f, taken := sp.Taken[dev]; taken && blk.Type != "" && has(f) {
 						ok = false
 					}

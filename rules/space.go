@@ -22,6 +22,9 @@ type Space struct {
 	Taken map[Device]int
 	// Down maps an excluded node to its fact.
 	Down map[int]int
+	// Unfit maps, per demand, the nodes whose GPUs cannot hold it to the
+	// fact of its memory need (GPU memory known only).
+	Unfit map[int]map[int]int
 	// TypeBlocks lists, per hardware type ("" for nodes), every block of
 	// the cluster: a demand whose node group is lifted may use any.
 	TypeBlocks map[string][]Block
@@ -106,6 +109,8 @@ type SpaceOptions struct {
 	Class model.PlacementClass
 	// Without are node ranks solve must not use (--without-node).
 	Without []int
+	// Memory, when set, keeps components off GPUs too small for them.
+	Memory *Memory
 }
 
 // FactKinds of a requirement's facts.
@@ -121,7 +126,7 @@ const (
 // BuildSpace is the placing space of a config whose entries may state
 // requirements.
 func BuildSpace(cfg *model.Config, inv *model.Inventory, opt SpaceOptions) *Space {
-	s := &Space{Class: opt.Class, cfg: cfg, Taken: map[Device]int{}, Down: map[int]int{}, GroupFacts: map[string]int{}, TypeBlocks: map[string][]Block{}}
+	s := &Space{Class: opt.Class, cfg: cfg, Taken: map[Device]int{}, Down: map[int]int{}, Unfit: map[int]map[int]int{}, GroupFacts: map[string]int{}, TypeBlocks: map[string][]Block{}}
 	nodes := inv.Nodes
 	if cfg.NumNodes > 0 && cfg.NumNodes < len(nodes) {
 		nodes = nodes[:cfg.NumNodes]
@@ -144,6 +149,7 @@ func BuildSpace(cfg *model.Config, inv *model.Inventory, opt SpaceOptions) *Spac
 		s.relations(d, index)
 	}
 	s.checkWith()
+	s.memoryFit(opt.Memory)
 	return s
 }
 

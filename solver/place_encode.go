@@ -128,7 +128,7 @@ func (in *instance) vars(i int, d *rules.Demand) *demandVars {
 			pos = v.pos[n-1] + v.blocks[n-1].Cap
 		}
 		v.blocks, v.inGroup, v.pos = append(v.blocks, b), append(v.inGroup, inGroup), append(v.pos, pos)
-		v.lit = append(v.lit, in.blockLits(d, b, inGroup))
+		v.lit = append(v.lit, in.blockLits(i, d, b, inGroup))
 	}
 	for _, b := range d.Blocks {
 		addBlock(b, true)
@@ -142,14 +142,16 @@ func (in *instance) vars(i int, d *rules.Demand) *demandVars {
 }
 
 // blockLits are a block's literals: false for a device a placed component
-// holds or on an excluded node (unless explaining: then guarded by those
-// facts), and outside the demand's groups only while a group fact is lifted.
-func (in *instance) blockLits(d *rules.Demand, b rules.Block, inGroup bool) []z.Lit {
+// holds, on an excluded node, or too small for demand i (unless
+// explaining: then guarded by those facts), and outside the demand's
+// groups only while a group fact is lifted.
+func (in *instance) blockLits(i int, d *rules.Demand, b rules.Block, inGroup bool) []z.Lit {
 	ls := make([]z.Lit, b.Cap)
 	down, isDown := in.sp.Down[b.Node]
+	unfit, isUnfit := in.sp.Unfit[i][b.Node]
 	for l := range ls {
 		taken, isTaken := in.sp.Taken[b.Device(l)]
-		if !in.explain && (isDown || isTaken && b.Type != "") {
+		if !in.explain && (isDown || isUnfit || isTaken && b.Type != "") {
 			ls[l] = in.c.F
 			continue
 		}
@@ -157,6 +159,9 @@ func (in *instance) blockLits(d *rules.Demand, b rules.Block, inGroup bool) []z.
 		ls[l] = m
 		if isDown {
 			in.unless(down, m.Not())
+		}
+		if isUnfit {
+			in.unless(unfit, m.Not())
 		}
 		if isTaken && b.Type != "" {
 			in.unless(taken, m.Not())

@@ -107,6 +107,9 @@ func (in *instance) firstFit(i int, v *demandVars, has func(int) bool, blocked f
 		if f, down := in.sp.Down[blk.Node]; down && has(f) {
 			return false
 		}
+		if f, unfit := in.sp.Unfit[i][blk.Node]; unfit && has(f) {
+			return false
+		}
 		f, held := in.sp.Taken[dev]
 		return !held || blk.Type == "" || !has(f)
 	}

@@ -139,6 +139,10 @@ func (hs *hallSet) domain(r *hallRoot) {
 				r.domainFacts[dev] = append(r.domainFacts[dev], df)
 				continue
 			}
+			if uf, ok := hs.sp.Unfit[r.i][b.Node]; ok && hs.has(uf) {
+				r.domainFacts[dev] = append(r.domainFacts[dev], uf)
+				continue
+			}
 			if tf, ok := hs.sp.Taken[dev]; ok && hs.has(tf) {
 				r.domainFacts[dev] = append(r.domainFacts[dev], tf)
 				continue

@@ -9,6 +9,7 @@ import (
 	"github.com/leanovate/gopter/prop"
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/rules"
 	"github.com/rlsolve/rlsolve/solver"
 )
@@ -126,6 +127,9 @@ func TestPropSolveExact(t *testing.T) {
 			return msg
 		}
 		feasible++
+		if msg := svPassesCheck(s, c); msg != "" {
+			return msg
+		}
 		if res.Value != best {
 			return fmt.Sprintf("solve's %s value is %d, the best is %d\n%s%s", c.obj, res.Value, best, c.yaml, svShow(res))
 		}
@@ -136,6 +140,21 @@ func TestPropSolveExact(t *testing.T) {
 	if feasible == 0 || infeasible == 0 {
 		t.Errorf("the generator must give both outcomes: %d placed, %d infeasible", feasible, infeasible)
 	}
+}
+
+// svPassesCheck solves the spec the ordinary way: the file with the
+// placements written in passes check.
+func svPassesCheck(s svSpec, c *svCase) string {
+	text, inv, without := s.render()
+	obj := solver.ObjectivePack
+	if s.ObjectiveKind == 1 {
+		obj = solver.ObjectiveSpread
+	}
+	sv := pipeline.Solve("solve.yaml", []byte(text), pipeline.SolveOptions{Options: pipeline.Options{Inventory: inv}, Objective: obj, Without: without})
+	if sv.Text == nil || sv.Verified == nil || sv.Verified.Failed() {
+		return fmt.Sprintf("the placement does not pass check through the ordinary path: %v\n%s", sv.Diagnostics, c.yaml)
+	}
+	return ""
 }
 
 // svCoresMinimal checks every reported conflict: its facts alone cannot

@@ -223,9 +223,6 @@ func (o *Outcome) judge(set *rules.Set, opt Options, at model.Span) bool {
 	o.Solver = solved
 	if solved != nil {
 		o.Diagnostics = append(o.Diagnostics, solved.Diagnostics...)
-		if shown, all := solved.Stats.Conflicts, solved.Stats.Violated; err == nil && all > shown {
-			o.Diagnostics.Notef(model.NoteConflictsCut, at, "", "%d of %d conflicts shown; --max-conflicts N shows more", shown, all)
-		}
 	}
 	if err != nil {
 		o.Diagnostics.Errorf(model.CodeSolverBudget, at, "", "the solver stopped: %v", err).Help =

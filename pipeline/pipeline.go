@@ -203,7 +203,8 @@ func (o *Outcome) addMemory(set *rules.Set) {
 // is assumed and the D13 warning where RLinf would number the nodes
 // differently.
 func (o *Outcome) chooseInventory(cfg *model.Config, opt Options) *model.Inventory {
-	inv, note := topology.Choose(topology.Choice{File: opt.Inventory, InConfig: cfg.Inventory, GPUsPerNode: opt.GPUsPerNode}, cfg.NumNodes)
+	inv, note := topology.Choose(topology.Choice{File: opt.Inventory, InConfig: cfg.Inventory, GPUsPerNode: opt.GPUsPerNode,
+		Nodes: topology.NumNodes(cfg.NumNodes), Assume: topology.DefaultGPUsPerNode})
 	if note != "" {
 		o.Diagnostics.Notef(model.NoteAssumedInventory, cfg.NumNodesSpan, "node count from here", "%s", note)
 	}

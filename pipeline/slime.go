@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/memory"
 	"github.com/rlsolve/rlsolve/model"

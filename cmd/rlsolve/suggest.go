@@ -66,7 +66,7 @@ Exit codes: 0 suggestions printed, 1 invalid config or no valid placement,
 	c.Flags().Var((*optionalInt)(&f.gpusPerNode), "gpus-per-node", "nodes of `K` GPUs each")
 	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes")
 	c.Flags().IntVar(&f.top, "top", 3, "how many suggestions to print, best first")
-	c.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, yaml or json")
+	c.Flags().StringVarP(&f.output, "output", "o", suggestOutputs[0], outputHelp(suggestOutputs))
 	c.Flags().StringVar(&f.profile, "profile", "", "costs in seconds per step, overriding profile_data: `actor=S,rollout=S,inference=S`")
 	c.Flags().DurationVar(&f.budget, "solver-budget", 10*time.Second, "time each re-check's solver may take before giving up (exit 3)")
 	return c
@@ -97,10 +97,8 @@ func parseProfile(s string) (map[string]float64, error) {
 }
 
 func runSuggest(f *suggestFlags, args []string) error {
-	switch f.output {
-	case "text", "yaml", "json":
-	default:
-		return usageErrorf("--output must be text, yaml or json, not %q", f.output)
+	if err := checkOutput(f.output, suggestOutputs, ""); err != nil {
+		return err
 	}
 	if f.budget <= 0 {
 		return usageErrorf("--solver-budget must be positive, not %v", f.budget)
@@ -124,12 +122,12 @@ func runSuggest(f *suggestFlags, args []string) error {
 		file = args[0]
 		data, d := grammar.ReadFile(file, grammar.DefaultLimits)
 		if d != nil {
-			return reportDiags(model.Diagnostics{*d}, file, exitUsage)
+			return report(model.Diagnostics{*d}, diag.DiskSources(), file, 0, exitUsage)
 		}
 		var ds model.Diagnostics
 		spec, ds = suggest.Load(file, data)
 		if spec == nil {
-			return reportDiags(ds, file, exitInvalid)
+			return report(ds, diag.DiskSources(), file, 0, exitInvalid)
 		}
 	}
 	if err := spec.ApplyProfile(costs); err != nil {
@@ -145,16 +143,9 @@ func runSuggest(f *suggestFlags, args []string) error {
 		case *suggest.BudgetError:
 			return &exitError{code: exitInternal, msg: e.Error()}
 		case *suggest.Error:
-			at := model.Span{File: file}
-			if file == "" {
-				at.File = "<flags>"
-			}
-			d := model.Diagnostic{Code: e.Code, Severity: model.SeverityError, Summary: e.Msg, Primary: at, Why: e.Why}
-			if e.Help != "" {
-				d.Help = []model.Fix{{Message: e.Help}}
-			}
 			suggest.WriteNotes(os.Stderr, spec, notes)
-			return reportDiags(model.Diagnostics{d}, file, exitInvalid)
+			d := e.Diagnostic(file)
+			return report(model.Diagnostics{d}, diag.DiskSources(), d.Primary.File, 0, exitInvalid)
 		}
 		return &exitError{code: exitInternal, msg: err.Error()}
 	}
@@ -177,15 +168,6 @@ func runSuggest(f *suggestFlags, args []string) error {
 	return nil
 }
 
-// reportDiags prints diagnostics on stderr and exits with code.
-func reportDiags(ds model.Diagnostics, file string, code int) error {
-	diag.Text(os.Stderr, ds, diag.DiskSources(), useColor())
-	if file != "" {
-		diag.Summary(os.Stderr, ds, file)
-	}
-	return &exitError{code: code}
-}
-
 // suggestCluster reads --inventory and lets suggest decide the GPUs and
 // their nodes.
 func suggestCluster(f *suggestFlags, spec *suggest.Spec) (*suggest.Cluster, []string, error) {
@@ -194,11 +176,7 @@ func suggestCluster(f *suggestFlags, spec *suggest.Spec) (*suggest.Cluster, []st
 		var bad *pipeline.Outcome
 		file, bad = pipeline.LoadInventory(f.inventory, grammar.DefaultLimits)
 		if bad != nil {
-			code := exitInvalid
-			if bad.IOError {
-				code = exitUsage
-			}
-			return nil, nil, reportDiags(bad.Diagnostics, bad.File, code)
+			return nil, nil, reportOutcome(bad, diag.DiskSources())
 		}
 	}
 	cl, notes, err := suggest.ChooseCluster(spec, file, f.gpus, f.gpusPerNode)

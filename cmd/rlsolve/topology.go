@@ -64,7 +64,7 @@ scontrol, a bad dump).`,
   rlsolve check train.yaml --inventory cluster.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(f.output); err != nil {
+			if err := checkOutput(f.output, topologyOutputs, ""); err != nil {
 				return err
 			}
 			n := 0
@@ -109,16 +109,9 @@ scontrol, a bad dump).`,
 	fl.Var((*optionalRank)(&f.rank), "rank", "with --nvml: this node's rank `N` (default: $RLINF_NODE_RANK, else none)")
 	fl.StringVar(&f.hostname, "hostname", "", "with --nvml: the node's host name (default: this machine's)")
 	fl.StringVar(&f.ip, "ip", "", "with --nvml: the node's IP address (default: the first non-loopback IPv4 address)")
-	fl.StringVarP(&f.output, "output", "o", "yaml", "output format: yaml or json")
+	fl.StringVarP(&f.output, "output", "o", topologyOutputs[0], outputHelp(topologyOutputs))
 	c.AddCommand(newTopologyMerge())
 	return c
-}
-
-func checkOutput(o string) error {
-	if o != topology.FormatYAML && o != topology.FormatJSON {
-		return usageErrorf("--output must be yaml or json, not %q", o)
-	}
-	return nil
 }
 
 // optionalRank is a node rank flag whose unset value is -1.
@@ -288,7 +281,7 @@ rank, host name or GPU UUID are errors that point at both files (exit 1).`,
   rlsolve topology merge nodes/*.yaml --output json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
+			if err := checkOutput(output, topologyOutputs, ""); err != nil {
 				return err
 			}
 			var inputs []topology.MergeInput
@@ -303,15 +296,14 @@ rank, host name or GPU UUID are errors that point at both files (exit 1).`,
 				files[file] = data
 			}
 			inv, ds := topology.Merge(inputs, grammar.DefaultLimits)
-			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(files), useColor())
 			if inv == nil || ds.HasErrors() {
-				diag.Summary(cmd.ErrOrStderr(), ds, strings.Join(args, ", "))
-				return &exitError{code: exitInvalid}
+				return report(ds, diag.MapSources(files), strings.Join(args, ", "), 0, exitInvalid)
 			}
+			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(files), useColor())
 			return writeInventory(cmd, inv, output, true,
 				fmt.Sprintf("rlsolve topology merge: %d node(s) from %s", len(inv.Nodes), strings.Join(args, ", ")))
 		},
 	}
-	c.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	c.Flags().StringVarP(&output, "output", "o", topologyOutputs[0], outputHelp(topologyOutputs))
 	return c
 }

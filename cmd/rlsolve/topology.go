@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -154,13 +153,11 @@ func warn(cmd *cobra.Command, format string, args ...any) {
 func topologyNVML(cmd *cobra.Command, f *topologyFlags, lib topology.NVMLLibrary) error {
 	rank := f.rank
 	if rank < 0 {
-		if v, ok := os.LookupEnv("RLINF_NODE_RANK"); ok && strings.TrimSpace(v) != "" {
-			r, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || r < -1 || r >= grammar.DefaultLimits.MaxClusterNodes {
-				return usageErrorf("RLINF_NODE_RANK=%q is not a node rank (RLinf: \"Invalid NODE_RANK value: %s. Must be an integer.\")", v, v)
-			}
-			rank = r // -1 is RLinf's "not set"
+		r, err := topology.EnvNodeRank(os.LookupEnv, grammar.DefaultLimits.MaxClusterNodes)
+		if err != nil {
+			return usageErrorf("%v", err)
 		}
+		rank = r
 	}
 	host := f.hostname
 	if host == "" {
@@ -168,7 +165,7 @@ func topologyNVML(cmd *cobra.Command, f *topologyFlags, lib topology.NVMLLibrary
 	}
 	ip := f.ip
 	if ip == "" {
-		ip = localIPv4()
+		ip = topology.LocalIPv4()
 	}
 	node, err := topology.DiscoverNVML(lib, topology.NVMLOptions{Hostname: host, IP: ip})
 	if err != nil {
@@ -191,37 +188,6 @@ func orUnknown(s string) string {
 		return "this node"
 	}
 	return s
-}
-
-// localIPv4 is the first IPv4 address of an interface that is up and not a
-// loopback, a container bridge or a virtual pair; "" when there is none.
-func localIPv4() string {
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return ""
-	}
-	for _, in := range ifs {
-		if in.Flags&net.FlagUp == 0 || in.Flags&net.FlagLoopback != 0 {
-			continue
-		}
-		skip := false
-		for _, p := range []string{"docker", "veth", "br-", "virbr", "cni", "flannel", "cali", "tailscale", "lxc"} {
-			skip = skip || strings.HasPrefix(in.Name, p)
-		}
-		if skip {
-			continue
-		}
-		addrs, err := in.Addrs()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLinkLocalUnicast() {
-				return ipn.IP.String()
-			}
-		}
-	}
-	return ""
 }
 
 func topologySlurm(cmd *cobra.Command, f *topologyFlags, run topology.Runner) error {

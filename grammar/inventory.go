@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/hostlist"
@@ -158,7 +159,7 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool)
 			if !ok {
 				return nil, false
 			}
-			if !contains(model.RobotTypes, h.Key) {
+			if !slices.Contains(model.RobotTypes, h.Key) {
 				d.Errorf(model.CodeUnsupportedHardware, d.Span(h.K), "", "unknown robot type %q (known: %s)", h.Key, strings.Join(model.RobotTypes, ", "))
 				return nil, false
 			}
@@ -246,7 +247,7 @@ func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 				return false
 			}
 			known := []string{"NV_GPU", "AMD_GPU", "INTEL_GPU", "NPU", "KUNLUN_XPU", "MUSA_GPU"}
-			if !contains(known, v.Py.Str) {
+			if !slices.Contains(known, v.Py.Str) {
 				d.Errorf(model.CodeInvalidValue, v.Span, "", "unknown accelerator type %q (known: %s)", v.Py.Str, strings.Join(known, ", "))
 				return false
 			}

@@ -4,18 +4,30 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/rlsolve/rlsolve/render"
+	"github.com/rlsolve/rlsolve/topology"
 )
 
 // The --output formats of each command, its default first: the flag's
 // help, its completion and its check read the same list.
 var (
-	checkOutputs    = []string{"text", "short", "json", "sarif"}
-	planOutputs     = []string{"table", "json", "yaml", "env", "svg", "html"}
+	checkOutputs = []string{"text", "short", "json", "sarif"}
+	planOutputs  = formatNames(render.FormatTable, render.FormatJSON, render.FormatYAML, render.FormatEnv,
+		render.FormatSVG, render.FormatHTML)
 	slimeOutputs    = planOutputs[:4:4] // the pictures draw RLinf layouts
-	diffOutputs     = []string{"table", "json"}
+	diffOutputs     = formatNames(render.FormatTable, render.FormatJSON)
 	suggestOutputs  = []string{"text", "yaml", "json"}
-	topologyOutputs = []string{"yaml", "json"}
+	topologyOutputs = []string{topology.FormatYAML, topology.FormatJSON}
 )
+
+func formatNames(fs ...render.Format) []string {
+	out := make([]string, len(fs))
+	for i, f := range fs {
+		out[i] = string(f)
+	}
+	return out
+}
 
 // checkOutput is the one check of an --output value: one of formats,
 // which for (when set) names what the list is for.

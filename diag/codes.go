@@ -1089,10 +1089,10 @@ inventory:
 	},
 	{
 		Code:  model.CodeInventoryInvalid,
-		Title: "inventory ranks missing, repeated or malformed",
+		Title: "inventory ranks missing or malformed",
 		Text: "An inventory's node ranks must cover 0..n-1, each once, as RLINF_NODE_RANK must (RLinf requires " +
-			"the ranks to be \"unique and continuous from 0\"). A gap or a repeat leaves a node rank without " +
-			"hardware, or with two descriptions.",
+			"the ranks to be \"unique and continuous from 0\"). A gap leaves a node rank without hardware; a " +
+			"rank given twice is RLS-E0603.",
 		Example: `cluster:
   num_nodes: 2
   component_placement:

@@ -146,7 +146,8 @@ inventory:
 		Title: "unusable model config or memory profile",
 		Text: "A model's config.json (beside the model path, or given with --model-config) or a --mem-profile file " +
 			"cannot be read: invalid JSON, a missing key such as hidden_size, a value of the wrong type, or an unknown " +
-			"profile key. The message points at the file, line and column.",
+			"profile key; or a slime flag that memory reads (a model flag, --micro-batch-size, " +
+			"--sglang-mem-fraction-static, ...) is not a number in its range. The message points at the file, line and column.",
 		Example: `# with --mem-profile bad.yaml holding "cuda_context: 1"
 cluster:
   num_nodes: 1

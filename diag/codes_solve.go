@@ -24,14 +24,29 @@ var solveExplanations = []Explanation{
 	{
 		Code:  model.CodeRequirementInvalid,
 		Title: "a requirement that cannot be read",
-		Text: "A requirement's keys contradict each other (a placement and requirement keys, gpus that do not make " +
-			"whole processes, both nodes and gpus, a component both with and apart from another) or name what does not " +
-			"exist (with: or apart_from: a component that is not in component_placement). Solve places nothing until " +
-			"every requirement can be read.",
+		Text: "A requirement mapping's own keys cannot be read together: a placement and requirement keys in one " +
+			"mapping, `with:` naming more than one component, an empty component name. A component either says where " +
+			"it goes (placement:) or what it needs (gpus:, processes:, nodes:, with:, apart_from:).",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
     actor: {placement: 0-3, gpus: 4}
+`,
+	},
+	{
+		Code:  model.CodeRequirementConflict,
+		Title: "requirements that contradict each other",
+		Text: "Requirements contradict each other or name what does not exist: gpus that do not make whole processes " +
+			"of gpus_per_process, both nodes and gpus, a component both with and apart from another, `with` going round " +
+			"in a circle, a component named in with:/apart_from: that is not in component_placement (with a did-you-mean), " +
+			"node groups of different hardware; or no component states a requirement at all. Solve places nothing until " +
+			"they agree.",
+		Example: `# rlsolve solve example.yaml --gpus-per-node 8
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: {gpus: 4}
+    reward: {with: actr}
 `,
 	},
 	{
@@ -50,6 +65,23 @@ cluster:
   component_placement:
     actor: {gpus: 8, node_group: a800}
     inference: {gpus: 4, node_group: a800}
+`,
+	},
+	{
+		Code:  model.CodeSolvedRefused,
+		Title: "check refuses the solved file",
+		Text: "Solve found devices for every requirement, but check refuses the file with the placements written in. " +
+			"Some of RLinf's rules can only be judged once every component has its devices (the components a " +
+			"model-parallel run needs, its collocated or disaggregated mode); check's errors on the solved file come " +
+			"with this one, located in the solved text. Nothing is printed or written. If a placement that check " +
+			"accepts exists, it is a bug in rlsolve: please report it with the input.",
+		Example: `# rlsolve solve example.yaml --gpus-per-node 8
+cluster:
+  num_nodes: 2
+  component_placement:
+    actor: {gpus: 8}
+    rollout: {gpus: 8}
+runner: {task_type: reasoning}
 `,
 	},
 	{

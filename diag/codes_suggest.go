@@ -31,7 +31,8 @@ profile_data:
 			Text: "The reasoning cost model reads data.rollout_batch_size, algorithm.group_size, " +
 				"algorithm.n_minibatches and rollout.max_running_requests (whole numbers of at least 1) " +
 				"to price each stage; the embodied model needs data.env_num, the number of environments. " +
-				"A missing reasoning setting is defaulted with a note; a missing env_num cannot be.",
+				"A missing reasoning setting is defaulted with a note; a missing env_num cannot be. " +
+				"The model prices reasoning and embodied training: another runner.task_type is refused.",
 			Example: `cluster:
   num_nodes: 1
   component_placement:

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 )
 
@@ -41,15 +40,6 @@ func (s *lineSink) write(stderr bool, b []byte) {
 	if _, err := w.Write(b); err != nil {
 		s.dead[i] = true
 	}
-}
-
-// linef writes one line of launch's own (to stderr).
-func (s *lineSink) linef(format string, args ...any) {
-	msg := fmt.Sprintf(format, args...)
-	if !strings.HasSuffix(msg, "\n") {
-		msg += "\n"
-	}
-	s.write(true, []byte(msg))
 }
 
 // workerLog is one worker's log file, shared by its stdout and stderr.

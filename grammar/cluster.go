@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -104,7 +105,7 @@ func (d *doc) config() *model.Config {
 func (d *doc) clusterSection(cfg *model.Config, cluster *yaml.Node) {
 	es := d.Mapping(cluster)
 	for _, e := range es {
-		if !contains(knownClusterKeys, e.Key) {
+		if !slices.Contains(knownClusterKeys, e.Key) {
 			w := d.Warnf(model.WarnUnknownKey, d.Span(e.K), "ignored by RLinf", "unknown key `%s` under cluster: RLinf ignores it", e.Key)
 			if s := fuzzy.Nearest(e.Key, knownClusterKeys); s != "" {
 				w.Help = []model.Fix{{Message: fmt.Sprintf("did you mean `%s`?", s), Edits: []model.Edit{{Span: d.Span(e.K), NewText: s}}}}
@@ -287,7 +288,7 @@ func (d *doc) nodeGroup(cfg *model.Config, i int, item *yaml.Node, numOK bool) (
 	}
 	if g.Hardware != nil && ok {
 		for _, rc := range g.Hardware.Configs {
-			if !containsInt(g.NodeRanks, rc.NodeRank) {
+			if !slices.Contains(g.NodeRanks, rc.NodeRank) {
 				diag := d.Errorf(model.CodeHardwareNodeOutside, rc.NodeRankSpan, "not in the group",
 					"hardware config node_rank %d is not one of node group %q's nodes %v", rc.NodeRank, g.Label, g.NodeRanks)
 				diag.Labels = []model.Label{{Span: g.RanksSpan, Message: "the group's node_ranks"}}
@@ -314,7 +315,7 @@ func (d *doc) checkFields(es []yamlpos.Entry, valid, required []string, at model
 	// field (with its fix), not also as a missing one.
 	meant := map[string]bool{}
 	for _, e := range es {
-		if !contains(valid, e.Key) {
+		if !slices.Contains(valid, e.Key) {
 			diag := d.Errorf(model.CodeUnknownField, d.Span(e.K), "unknown field", "unknown field `%s` in %s (valid: %s)", e.Key, what, strings.Join(valid, ", "))
 			if s := fuzzy.Nearest(e.Key, valid); s != "" {
 				diag.Help = []model.Fix{{Message: fmt.Sprintf("did you mean `%s`?", s), Edits: []model.Edit{{Span: d.Span(e.K), NewText: s}}}}
@@ -470,7 +471,7 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 			} else if ranks, good := d.expandRanks(v, g.NodeRanks, "env_configs node_ranks", fmt.Sprintf("node group %q", g.Label)); good {
 				ec.NodeRanks = ranks
 				for _, r := range ranks {
-					if !containsInt(g.NodeRanks, r) {
+					if !slices.Contains(g.NodeRanks, r) {
 						diag := d.Errorf(model.CodeEnvRanksNotSubset, v.Span, fmt.Sprintf("includes node %d", r),
 							"env_configs[%d] node_ranks %v must be a subset of node group %q's nodes %v", j, ranks, g.Label, g.NodeRanks)
 						diag.Labels = []model.Label{{Span: g.RanksSpan, Message: "the group's node_ranks"}}
@@ -584,7 +585,7 @@ func span0(n int) []int {
 func subsetFix(v yamlpos.Value, ranks, group []int) []model.Fix {
 	var keep []int
 	for _, r := range ranks {
-		if containsInt(group, r) {
+		if slices.Contains(group, r) {
 			keep = append(keep, r)
 		}
 	}
@@ -593,4 +594,13 @@ func subsetFix(v yamlpos.Value, ranks, group []int) []model.Fix {
 	}
 	text := model.CompactRanks(keep, ",")
 	return []model.Fix{{Message: fmt.Sprintf("keep the group's nodes: `node_ranks: %s`", text), Edits: []model.Edit{{Span: v.Span, NewText: text}}}}
+}
+
+// joinQuoted lists keys as messages name them: `a` and `b`.
+func joinQuoted(names []string) string {
+	q := make([]string, len(names))
+	for i, n := range names {
+		q[i] = "`" + n + "`"
+	}
+	return strings.Join(q, " and ")
 }

@@ -2,6 +2,7 @@ package grammar
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/hostlist"
@@ -29,28 +30,6 @@ type InventoryEntry struct {
 	NameSpan, IPSpan model.Span
 }
 
-// LoadInventoryEntries reads an inventory file's node entries, one per node,
-// checking each entry but not the ranks across entries (that is what
-// LoadInventory adds).
-func LoadInventoryEntries(file string, data []byte, lim Limits) ([]InventoryEntry, model.Diagnostics) {
-	d := parseDoc(file, data, lim)
-	if d.Root == nil {
-		return nil, d.Diags
-	}
-	n := d.Root
-	if e, ok := yamlpos.Lookup(d.Mapping(n), "inventory"); ok {
-		n = e.V
-	}
-	entries, _, ok := d.inventoryEntries(n)
-	if !ok {
-		return nil, d.Diags
-	}
-	for i := range entries {
-		entries[i].Node.Span.File = file
-	}
-	return entries, d.Diags
-}
-
 // LoadInventory reads an inventory file: a top-level `inventory:` key or a
 // bare `nodes:` list (design.md "Inputs").
 func LoadInventory(file string, data []byte, lim Limits) (*model.Inventory, model.Diagnostics) {
@@ -70,42 +49,24 @@ func LoadInventory(file string, data []byte, lim Limits) (*model.Inventory, mode
 }
 
 func (d *doc) inventory(n *yaml.Node) *model.Inventory {
-	entries, at, ok := d.inventoryEntries(n)
+	entries, at, ok := d.inventoryEntries(n, 0)
 	if !ok {
 		return nil
 	}
-	inv := &model.Inventory{Source: d.File(), Span: at}
-	byRank := map[int]model.Span{}
-	good := true
-	for _, e := range entries {
-		nd := e.Node
-		if first, dup := byRank[nd.Rank]; dup {
-			diag := d.Errorf(model.CodeInventoryInvalid, nd.Span, fmt.Sprintf("node %d again", nd.Rank), "inventory lists node rank %d twice", nd.Rank)
-			diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
-			good = false
-			continue
-		}
-		byRank[nd.Rank] = nd.Span
-		inv.Nodes = append(inv.Nodes, nd)
-	}
-	if !good || !CheckInventoryDuplicates(&d.Diags, entries) {
+	if !CheckRanks(&d.Diags, EntryRanks(entries)) || !CheckInventoryDuplicates(&d.Diags, entries) {
 		return nil
 	}
-	sorted := make([]model.Node, len(inv.Nodes))
-	for _, nd := range inv.Nodes {
-		if nd.Rank >= len(inv.Nodes) {
-			d.Errorf(model.CodeInventoryInvalid, nd.Span, "rank past the end", "inventory node ranks must run 0..%d without gaps, but node %d is listed", len(inv.Nodes)-1, nd.Rank)
-			return nil
-		}
-		sorted[nd.Rank] = nd
+	inv := &model.Inventory{Source: d.File(), Span: at, Nodes: make([]model.Node, len(entries))}
+	for _, e := range entries {
+		inv.Nodes[e.Node.Rank] = e.Node
 	}
-	inv.Nodes = sorted
 	return inv
 }
 
 // inventoryEntries reads the `nodes:` list: one entry per node, each entry
-// checked on its own. at is the `nodes` key.
-func (d *doc) inventoryEntries(n *yaml.Node) ([]InventoryEntry, model.Span, bool) {
+// checked on its own. at is the `nodes` key. before nodes were read already
+// (from other files of one inventory): the limit bounds them all.
+func (d *doc) inventoryEntries(n *yaml.Node, before int) ([]InventoryEntry, model.Span, bool) {
 	n = yamlpos.Deref(n)
 	es := d.Mapping(n)
 	ne, ok := yamlpos.Lookup(es, "nodes")
@@ -127,57 +88,12 @@ func (d *doc) inventoryEntries(n *yaml.Node) ([]InventoryEntry, model.Span, bool
 			continue
 		}
 		out = append(out, entries...)
-		if len(out) > d.limits.MaxClusterNodes {
+		if before+len(out) > d.limits.MaxClusterNodes {
 			d.Errorf(model.CodeLimit, d.Span(item), "", "the inventory has more than %d nodes", d.limits.MaxClusterNodes)
 			return nil, model.Span{}, false
 		}
 	}
 	return out, d.Span(ne.K), good
-}
-
-// CheckInventoryDuplicates reports nodes that share a host name, and GPUs
-// that share a UUID (RLS-E0603); ok is false when there are any. Addresses
-// are not compared: test clusters run several nodes on one address.
-func CheckInventoryDuplicates(diags *model.Diagnostics, entries []InventoryEntry) bool {
-	ok := true
-	names := map[string]int{}
-	uuids := map[string]int{}
-	dup := func(at, first model.Span, label, format string, args ...any) {
-		*diags = append(*diags, model.Diagnostic{Code: model.CodeInventoryDuplicate, Severity: model.SeverityError,
-			Summary: fmt.Sprintf(format, args...), Primary: at, PrimaryLabel: label,
-			Labels: []model.Label{{Span: first, Message: "first described here"}},
-			Why:    "Each node rank must be one machine: two entries for one host (or one GPU) usually mean a file was merged twice or a rank was copied."})
-		ok = false
-	}
-	for i, e := range entries {
-		if h := e.Node.Hostname; h != "" {
-			if j, seen := names[h]; seen {
-				dup(orSpan(e.NameSpan, e.Node.Span), orSpan(entries[j].NameSpan, entries[j].Node.Span), "same host",
-					"host %s is described twice: as node rank %d and as node rank %d", h, entries[j].Node.Rank, e.Node.Rank)
-			} else {
-				names[h] = i
-			}
-		}
-		for _, dv := range e.Node.Devices {
-			if dv.UUID == "" {
-				continue
-			}
-			if j, seen := uuids[dv.UUID]; seen && j != i {
-				dup(e.Node.Span, entries[j].Node.Span, "same GPU",
-					"GPU %s appears on node rank %d and on node rank %d", dv.UUID, entries[j].Node.Rank, e.Node.Rank)
-				break
-			}
-			uuids[dv.UUID] = i
-		}
-	}
-	return ok
-}
-
-func orSpan(s, alt model.Span) model.Span {
-	if s.Known() {
-		return s
-	}
-	return alt
 }
 
 // inventoryEntry reads one entry, which may describe a range of identical
@@ -243,7 +159,7 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool)
 			if !ok {
 				return nil, false
 			}
-			if !contains(model.RobotTypes, h.Key) {
+			if !slices.Contains(model.RobotTypes, h.Key) {
 				d.Errorf(model.CodeUnsupportedHardware, d.Span(h.K), "", "unknown robot type %q (known: %s)", h.Key, strings.Join(model.RobotTypes, ", "))
 				return nil, false
 			}
@@ -331,7 +247,7 @@ func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 				return false
 			}
 			known := []string{"NV_GPU", "AMD_GPU", "INTEL_GPU", "NPU", "KUNLUN_XPU", "MUSA_GPU"}
-			if !contains(known, v.Py.Str) {
+			if !slices.Contains(known, v.Py.Str) {
 				d.Errorf(model.CodeInvalidValue, v.Span, "", "unknown accelerator type %q (known: %s)", v.Py.Str, strings.Join(known, ", "))
 				return false
 			}

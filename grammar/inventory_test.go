@@ -111,7 +111,7 @@ func TestInventoryDuplicates(t *testing.T) {
 // Entries keep whether their rank was written, for topology merge.
 func TestInventoryEntries(t *testing.T) {
 	src := "nodes:\n  - hostname: a\n    accelerators: 8\n  - ranks: 5-6\n    hostnames: b[1-2]\n    accelerators: 8\n"
-	es, ds := grammar.LoadInventoryEntries("x.yaml", []byte(src), grammar.DefaultLimits)
+	es, ds := grammar.LoadInventoryEntries([]grammar.InventoryFile{{File: "x.yaml", Data: []byte(src)}}, grammar.DefaultLimits)
 	if ds.HasErrors() || len(es) != 3 {
 		t.Fatalf("%d entries %s", len(es), diagText(ds))
 	}
@@ -125,7 +125,7 @@ func TestInventoryEntries(t *testing.T) {
 	if _, ds := grammar.LoadInventory("x.yaml", []byte(src), grammar.DefaultLimits); !ds.HasErrors() {
 		t.Error("ranks 0,5,6 should not load as an inventory")
 	}
-	if _, ds := grammar.LoadInventoryEntries("x.yaml", []byte("nodes: 3\n"), grammar.DefaultLimits); !ds.HasErrors() {
+	if _, ds := grammar.LoadInventoryEntries([]grammar.InventoryFile{{File: "x.yaml", Data: []byte("nodes: 3\n")}}, grammar.DefaultLimits); !ds.HasErrors() {
 		t.Error("nodes: 3 should be an error")
 	}
 }

@@ -1,10 +1,8 @@
 package grammar
 
 import (
-	"math"
 	"strconv"
 
-	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -172,30 +170,7 @@ func (r *memReader) str(def string, paths ...string) model.StringFact {
 }
 
 func (r *memReader) float(def float64, paths ...string) model.FloatFact {
-	v, key, span, set := read(r, def, paths, func(n *yaml.Node, key string) (float64, bool) {
-		x, ok := r.d.Scalar(n, key)
-		if !ok {
-			return 0, false
-		}
-		f, isNum := number(x)
-		if !isNum {
-			r.d.Errorf(model.CodeWrongType, x.Span, "not a number", "%s must be a number, but got %s", key, yamlpos.Describe(x))
-		}
-		return f, isNum
-	})
+	v, key, span, set := read(r, def, paths, r.d.number)
 	r.s.Defaults[key] = strconv.FormatFloat(def, 'g', -1, 64)
 	return model.FloatFact{Value: v, Key: key, Span: span, Set: set}
-}
-
-// number is a YAML int or float as a float64 (Python's float() of it).
-func number(v yamlpos.Value) (float64, bool) {
-	switch v.Py.Kind {
-	case yamlpos.Int:
-		x, err := strconv.ParseFloat(v.Py.Str, 64)
-		return x, err == nil
-	case yamlpos.Float:
-		x, err := strconv.ParseFloat(v.Py.Str, 64)
-		return x, err == nil && !math.IsNaN(x) && !math.IsInf(x, 0)
-	}
-	return 0, false
 }

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -37,7 +38,7 @@ var standardSections = []string{"actor", "rollout", "reward", "inference", "crit
 func (d *doc) sections(cfg *model.Config) {
 	for _, e := range cfg.Components {
 		for _, name := range e.Names {
-			if name == "" || contains(standardSections, name) || strings.Contains(name, ".") {
+			if name == "" || slices.Contains(standardSections, name) || strings.Contains(name, ".") {
 				continue
 			}
 			n := d.Path(name)

@@ -33,7 +33,7 @@
 //     --model-config file, slime's model flags, then the built-in table
 //     (TableNames). It says which (ArchSource, for note RLS-N1002);
 //     ErrUnknownArch means no memory check (note RLS-N1001); an
-//     *InputError is RLS-E1006 (InputError.Diagnostic).
+//     *InputError is RLS-E1006 (memory.Diagnostic).
 //  3. Profile: DefaultProfile, or ParseProfile(--mem-profile FILE).
 //  4. Workers(Input{Settings, Arch, Source, Profile, Layout}) gives the
 //     modelled components by name ("actor", "critic", "inference",

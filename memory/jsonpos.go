@@ -19,9 +19,15 @@ type InputError struct {
 
 func (e *InputError) Error() string { return e.Span.String() + ": " + e.Msg }
 
-// Diagnostic is the error as rlsolve reports it.
-func (e *InputError) Diagnostic() model.Diagnostic {
-	return model.Diagnostic{Code: model.CodeMemoryInput, Severity: model.SeverityError, Summary: e.Msg, Primary: e.Span}
+// Diagnostic is err, met reading a memory input, as rlsolve reports it
+// (RLS-E1006): an *InputError where it locates the problem, any other
+// error at at.
+func Diagnostic(err error, at model.Span) model.Diagnostic {
+	d := model.Diagnostic{Code: model.CodeMemoryInput, Severity: model.SeverityError, Summary: err.Error(), Primary: at}
+	if ie, ok := errors.AsType[*InputError](err); ok {
+		d.Summary, d.Primary = ie.Msg, ie.Span
+	}
+	return d
 }
 
 // source is one input file's text, for turning byte offsets into spans.

@@ -221,11 +221,3 @@ func pipelineFactor(a MegatronArgs, act float64, numMicrobatches int) float64 {
 func UsesSPFormula(a MegatronArgs) bool {
 	return a.SequenceParallel && a.RecomputeGranularity != nil && *a.RecomputeGranularity == "selective"
 }
-
-// ReportActivationBytes is the activation report_theoretical_memory gives.
-func ReportActivationBytes(a MegatronArgs, numMicrobatches int) float64 {
-	if UsesSPFormula(a) {
-		return ActivationBytes(a, numMicrobatches)
-	}
-	return ActivationBytesWithoutSP(a, numMicrobatches)
-}

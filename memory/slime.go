@@ -21,7 +21,8 @@ var slimeModelFlags = []string{"num-layers", "hidden-size", "ffn-hidden-size", "
 	"qk-head-dim", "qk-pos-emb-head-dim", "v-head-dim"}
 
 // SlimeSettings maps slime's flags to the memory settings. Values that are
-// not numbers where numbers are needed are reported at their flag.
+// not numbers where numbers are needed are reported at their flag
+// (RLS-E1006, as the model flags are).
 func SlimeSettings(flags map[string]model.FlagValue) (*model.MemorySettings, model.Diagnostics) {
 	s := &model.MemorySettings{Source: "--slime", Framework: "slime", PadVocab: true, Defaults: map[string]string{}}
 	r := slimeReader{flags: flags, defaults: s.Defaults}
@@ -113,8 +114,9 @@ func flag[T any](r *slimeReader, name string, def T, want string, parse func(str
 	}
 	x, good := parse(strings.TrimSpace(v.Text))
 	if !good {
-		r.diags = append(r.diags, model.Diagnostic{Code: model.CodeInvalidValue, Severity: model.SeverityError,
-			Summary: fmt.Sprintf("--%s must be %s, but got %q", name, want, clip(v.Text)), Primary: v.Span})
+		// A memory input that cannot be used, as the model flags are.
+		err := &InputError{Span: v.Span, Msg: fmt.Sprintf("--%s must be %s, but got %q", name, want, clip(v.Text))}
+		r.diags = append(r.diags, Diagnostic(err, v.Span))
 		return def, false, model.Span{}
 	}
 	return x, true, v.Span

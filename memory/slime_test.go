@@ -88,7 +88,7 @@ func TestSlimeSettingsErrors(t *testing.T) {
 		t.Fatalf("got %d diagnostics, want 2: %v", len(ds), ds)
 	}
 	for _, d := range ds {
-		if d.Code != model.CodeInvalidValue || !d.Primary.Known() {
+		if d.Code != model.CodeMemoryInput || !d.Primary.Known() {
 			t.Errorf("diagnostic %+v", d)
 		}
 	}

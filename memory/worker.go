@@ -2,7 +2,6 @@ package memory
 
 import (
 	"fmt"
-	"sort"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -119,20 +118,4 @@ func (in Input) modelDriver() Driver {
 		d.Span = in.Source.Span
 	}
 	return d
-}
-
-// SortedComponents lists a map's components in start order, then by name.
-func SortedComponents(ws map[string]Worker) []string {
-	var out []string
-	for c := range ws {
-		out = append(out, c)
-	}
-	sort.Slice(out, func(i, j int) bool {
-		a, b := ws[out[i]], ws[out[j]]
-		if a.StartOrder != b.StartOrder {
-			return a.StartOrder < b.StartOrder
-		}
-		return out[i] < out[j]
-	})
-	return out
 }

@@ -75,7 +75,7 @@ const (
 	CodeActorParallel     = "RLS-E0514" // the actor's GPUs not a multiple of TP x PP x CP (Megatron refuses, D21)
 
 	CodeInventoryNodes   = "RLS-E0601" // inventory has fewer nodes than num_nodes
-	CodeInventoryInvalid = "RLS-E0602" // inventory ranks missing, repeated or malformed
+	CodeInventoryInvalid = "RLS-E0602" // inventory ranks missing or malformed (a rank given twice: E0603)
 
 	WarnUnknownKey      = "RLS-W0101" // unknown key under cluster: (D10)
 	WarnEmptyGroup      = "RLS-W0102" // node_ranks "" makes an empty group (D10)

@@ -4,8 +4,10 @@ package model
 // (a requirement) instead of where they go.
 const (
 	CodeNeedsSolve         = "RLS-E1101" // a requirement where check and plan need a placement: run solve
-	CodeRequirementInvalid = "RLS-E1102" // a requirement's keys contradict each other or name what does not exist
-	CodeUnplaceable        = "RLS-E1103" // no placement satisfies these requirements and cluster facts together
+	CodeRequirementInvalid  = "RLS-E1102" // a requirement's own keys cannot be read together
+	CodeUnplaceable         = "RLS-E1103" // no placement satisfies these requirements and cluster facts together
+	CodeRequirementConflict = "RLS-E1104" // requirements contradict each other, name what does not exist, or there are none
+	CodeSolvedRefused       = "RLS-E1105" // check refuses the file with the placements solve chose
 
 	NoteSolveBound = "RLS-N1101" // the solver's budget ended the search for a better placement
 )

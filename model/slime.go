@@ -224,7 +224,6 @@ func (m SlimeMode) PlacementMode() PlacementMode {
 // actor and an engine share a bundle in colocate mode, never a memory budget.
 const (
 	SlimeActorGPUFraction        = 0.8
-	SlimeActorGPUFractionNewer   = 0.4
 	SlimeRolloutGPUFraction      = 0.2
 	SlimePortStart               = 15000
 	SlimeEphemeralFirst          = 32768

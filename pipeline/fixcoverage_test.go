@@ -85,6 +85,8 @@ var noFix = map[string]string{
 	model.CodePlanDocument:        whyNotConfig + " (a plan document read back by plan --diff or solve --from)",
 	model.CodeNeedsSolve:          "the way out is a command, `rlsolve solve`, which writes the placements",
 	model.CodeRequirementInvalid:  whyWhich + ": which of the requirement's keys is meant",
+	model.CodeRequirementConflict: whyWhich + ": which of the requirements is meant",
+	model.CodeSolvedRefused:       "the errors that come with it say what to change; solve's own placement is not the user's text",
 	model.CodeUnplaceable:         "solve's, not check's: its fixes (a smaller count, another node group) are verified by solving again and tested in solver",
 }
 

@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"errors"
-
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/memory"
 	"github.com/rlsolve/rlsolve/model"
@@ -25,13 +23,8 @@ func (o *Outcome) memory(s *model.MemorySettings, nodes []model.Node, anchor mod
 		}
 		o.Sources[opt.MemProfile] = data
 		prof, err := memory.ParseProfile(opt.MemProfile, data)
-		var bad *memory.InputError
-		switch {
-		case errors.As(err, &bad):
-			o.Diagnostics = append(o.Diagnostics, bad.Diagnostic())
-			return nil, nil
-		case err != nil:
-			o.Diagnostics.Errorf(model.CodeMemoryInput, model.Span{File: opt.MemProfile}, "", "%v", err)
+		if err != nil {
+			o.Diagnostics = append(o.Diagnostics, memory.Diagnostic(err, model.Span{File: opt.MemProfile}))
 			return nil, nil
 		}
 		mo.Profile = &prof

@@ -203,7 +203,8 @@ func (o *Outcome) addMemory(set *rules.Set) {
 // is assumed and the D13 warning where RLinf would number the nodes
 // differently.
 func (o *Outcome) chooseInventory(cfg *model.Config, opt Options) *model.Inventory {
-	inv, note := topology.Choose(topology.Choice{File: opt.Inventory, InConfig: cfg.Inventory, GPUsPerNode: opt.GPUsPerNode}, cfg.NumNodes)
+	inv, note := topology.Choose(topology.Choice{File: opt.Inventory, InConfig: cfg.Inventory, GPUsPerNode: opt.GPUsPerNode,
+		Nodes: topology.NumNodes(cfg.NumNodes), Assume: topology.DefaultGPUsPerNode})
 	if note != "" {
 		o.Diagnostics.Notef(model.NoteAssumedInventory, cfg.NumNodesSpan, "node count from here", "%s", note)
 	}
@@ -223,9 +224,6 @@ func (o *Outcome) judge(set *rules.Set, opt Options, at model.Span) bool {
 	o.Solver = solved
 	if solved != nil {
 		o.Diagnostics = append(o.Diagnostics, solved.Diagnostics...)
-		if shown, all := solved.Stats.Conflicts, solved.Stats.Violated; err == nil && all > shown {
-			o.Diagnostics.Notef(model.NoteConflictsCut, at, "", "%d of %d conflicts shown; --max-conflicts N shows more", shown, all)
-		}
 	}
 	if err != nil {
 		o.Diagnostics.Errorf(model.CodeSolverBudget, at, "", "the solver stopped: %v", err).Help =

@@ -1,8 +1,6 @@
 package pipeline
 
 import (
-	"fmt"
-
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/memory"
 	"github.com/rlsolve/rlsolve/model"
@@ -120,18 +118,8 @@ func slimeInventory(cfg *model.SlimeConfig, opt Options) (*model.Inventory, stri
 		}
 		return min(max(1, (total+g-1)/g), opt.Limits.MaxClusterNodes)
 	}
-	switch {
-	case opt.Inventory != nil:
-		return opt.Inventory, ""
-	case cfg.Inventory != nil:
-		return cfg.Inventory, ""
-	case opt.GPUsPerNode >= 0:
-		return topology.Uniform(nodes(opt.GPUsPerNode), opt.GPUsPerNode, fmt.Sprintf("--gpus-per-node %d", opt.GPUsPerNode)), ""
-	}
-	g := s.NumGPUsPerNode
-	inv := topology.Uniform(nodes(g), g, "assumed")
-	inv.Assumed = true
-	return inv, fmt.Sprintf("no inventory given: assuming %d node(s) with %d NVIDIA GPUs each, from --num-gpus-per-node (pass --inventory FILE or --gpus-per-node N)", len(inv.Nodes), g)
+	return topology.Choose(topology.Choice{File: opt.Inventory, InConfig: cfg.Inventory, GPUsPerNode: opt.GPUsPerNode,
+		Nodes: nodes, Assume: s.NumGPUsPerNode, From: "--num-gpus-per-node"})
 }
 
 // StableOrder is slime's stable order of the inventory's nodes (numeric

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -179,22 +180,13 @@ func TestSlimeExplanationExamples(t *testing.T) {
 		n++
 		p := writeFile(t, "example.yaml", e.Example)
 		so := CheckSlime("", p, noInventory())
-		if !contains(codes(so.Diagnostics), e.Code) {
+		if !slices.Contains(codes(so.Diagnostics), e.Code) {
 			t.Errorf("%s example gives %v", e.Code, codes(so.Diagnostics))
 		}
 	}
 	if n < 15 {
 		t.Errorf("only %d slime explanations", n)
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Random layouts on random inventories: the direct checks and the solver
@@ -291,11 +283,11 @@ func FuzzCheckSlime(f *testing.F) {
 func TestSlimeSGLangConfig(t *testing.T) {
 	so := CheckSlime("--actor-num-nodes 2 --colocate --sglang-config /tmp/x.yaml --rollout-num-gpus-per-engine 64", "", noInventory())
 	if so.Failed() || so.Plan.Plan == nil || so.Plan.Layout.NumBundles != 16 || len(so.Plan.Layout.Engines) != 0 ||
-		!contains(codes(so.Diagnostics), model.NoteSlimeSGLangConfig) {
+		!slices.Contains(codes(so.Diagnostics), model.NoteSlimeSGLangConfig) {
 		t.Fatalf("%v", so.Diagnostics)
 	}
 	so = CheckSlime("--colocate --sglang-config /tmp/x.yaml --prefill-num-servers 1", "", noInventory())
-	if !so.Failed() || !contains(codes(so.Diagnostics), model.CodeSlimeGroups) {
+	if !so.Failed() || !slices.Contains(codes(so.Diagnostics), model.CodeSlimeGroups) {
 		t.Errorf("with --prefill-num-servers: %v", so.Diagnostics)
 	}
 }

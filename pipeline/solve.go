@@ -48,11 +48,6 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	if inv == nil || o.Diagnostics.HasErrors() {
 		return s
 	}
-	if !hasRequirement(cfg) {
-		o.Diagnostics.Errorf(model.CodeRequirementInvalid, cfg.ComponentsSpan, "", "no component states a requirement: there is nothing to solve").Help =
-			[]model.Fix{{Message: "give a component what it needs instead of a placement, e.g. `actor: {gpus: 8}`; `rlsolve check` judges placements"}}
-		return s
-	}
 	// What the config places around the requirements must hold first.
 	ropt.Solving = true
 	set := rules.Build(cfg, inv, ropt)
@@ -79,15 +74,6 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	}
 	s.writeBack(file, data, cfg, opt.Options)
 	return s
-}
-
-func hasRequirement(cfg *model.Config) bool {
-	for i := range cfg.Components {
-		if cfg.Components[i].Requirement != nil {
-			return true
-		}
-	}
-	return false
 }
 
 // writeBack writes the placements into the input and checks the result:
@@ -127,7 +113,7 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 				s.Outcome.Diagnostics = append(s.Outcome.Diagnostics, d)
 			}
 		}
-		s.Outcome.Diagnostics.Errorf(model.CodeUnplaceable, cfg.ComponentsSpan, "", "check refuses the file with the placements solve chose (shown as %s)", solvedName).Why =
+		s.Outcome.Diagnostics.Errorf(model.CodeSolvedRefused, cfg.ComponentsSpan, "", "check refuses the file with the placements solve chose (shown as %s)", solvedName).Why =
 			"Some of RLinf's rules can only be judged once every component has its devices (a model-parallel run's components, its modes); check's errors on the solved file are listed with this one. If a placement that check accepts exists, this is a bug in rlsolve: please report it with this input."
 		s.Text = nil
 	}

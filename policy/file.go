@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
 	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
@@ -29,14 +30,12 @@ var fileLimits = yamlpos.Limits{MaxFileBytes: maxFileBytes, MaxDepth: 8, MaxNode
 // (RLS-E0114 at the key or value; RLS-E0110 when it cannot be read).
 func Beside(config string) (Settings, string, []byte, model.Diagnostics) {
 	name := filepath.Join(filepath.Dir(config), FileName)
-	data, err := os.ReadFile(name)
-	if errors.Is(err, fs.ErrNotExist) {
+	if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
 		return Settings{}, "", nil, nil
 	}
-	if err != nil {
-		var ds model.Diagnostics
-		ds.Errorf(model.CodeFileRead, model.Span{File: name}, "", "cannot read %s: %v", name, err)
-		return Settings{}, name, nil, ds
+	data, d := grammar.ReadFile(name, grammar.Limits{MaxFileBytes: maxFileBytes})
+	if d != nil {
+		return Settings{}, name, nil, model.Diagnostics{*d}
 	}
 	s, ds := ReadFile(name, data)
 	return s, name, data, ds

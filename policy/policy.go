@@ -190,7 +190,7 @@ func FromFlags(allow, deny []string, strict *bool) (Settings, error) {
 			for _, t := range splitCodes(v) {
 				code, err := Code(t, l.lvl)
 				if err != nil {
-					return Settings{}, fmt.Errorf("--%s: %v", l.lvl, err)
+					return Settings{}, fmt.Errorf("--%s: %w", l.lvl, err)
 				}
 				if err := s.add(Setting{Code: code, Level: l.lvl, By: fmt.Sprintf("--%s %s", l.lvl, code)}); err != nil {
 					return Settings{}, err

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -273,4 +275,39 @@ func levels(s Settings) string {
 		out = append(out, c.Code+"="+c.Level.String())
 	}
 	return strings.Join(out, " ")
+}
+
+func TestBeside(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		setup func(dir string) error
+		code  string // "" : no diagnostic
+		read  bool
+	}{
+		{"absent", func(string) error { return nil }, "", false},
+		{"read", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, FileName), []byte("deny: [W0105]\n"), 0o644)
+		}, "", true},
+		{"a directory", func(dir string) error { return os.Mkdir(filepath.Join(dir, FileName), 0o755) }, model.CodeFileRead, false},
+		{"too large", func(dir string) error {
+			return os.WriteFile(filepath.Join(dir, FileName), []byte("# "+strings.Repeat("x", maxFileBytes)+"\n"), 0o644)
+		}, model.CodeLimit, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			if err := c.setup(dir); err != nil {
+				t.Fatal(err)
+			}
+			s, _, _, ds := Beside(filepath.Join(dir, "config.yaml"))
+			switch {
+			case c.code == "" && len(ds) > 0:
+				t.Fatalf("unexpected %v", ds)
+			case c.code != "" && (len(ds) != 1 || ds[0].Code != c.code):
+				t.Fatalf("got %v, want one %s", ds, c.code)
+			}
+			if got := len(s.Codes) > 0; got != c.read {
+				t.Errorf("settings read: %v, want %v (%+v)", got, c.read, s)
+			}
+		})
+	}
 }

@@ -85,9 +85,6 @@ func ParseFormat(s string) (Format, bool) {
 	return "", false
 }
 
-// Picture reports whether f draws the plan (SVG, HTML).
-func (f Format) Picture() bool { return f == FormatSVG || f == FormatHTML }
-
 // worker returns component ci's worker j and the node it lands on, or an
 // error when the plan names a node the inventory lacks (an internal
 // error: the planner never does).

@@ -34,7 +34,7 @@ type Options struct {
 }
 
 // Geometry, in SVG user units (pixels at 100% zoom). Text is 11px
-// monospace, about charW wide per character.
+// monospace, about 6.7 wide per character.
 const (
 	margin     = 16
 	labelW     = 210
@@ -47,7 +47,6 @@ const (
 	laneH      = 16
 	rowPad     = 6
 	rowGap     = 8
-	charW      = 6.7
 	legendLine = 18
 	// maxEntries is how many component lines a cell shows before "+N more".
 	maxEntries = 8

@@ -67,7 +67,6 @@ func NewMemory(s *model.MemorySettings, nodes []model.Node, anchor model.Span, o
 		return nil, ds
 	}
 	arch, src, err := memory.ResolveArch(s, memory.ResolveOptions{ModelConfig: opt.ModelConfig, ReadFile: opt.ReadFile})
-	var inputErr *memory.InputError
 	switch {
 	case errors.Is(err, memory.ErrUnknownArch):
 		what := "the model"
@@ -80,10 +79,8 @@ func NewMemory(s *model.MemorySettings, nodes []model.Node, anchor model.Span, o
 		ds.Notef(model.NoteMemoryUnchecked, at, label, "GPU memory is not checked: the architecture of %s is unknown (no config.json beside it, and not in the built-in table)", what).Help =
 			[]model.Fix{{Message: "give the model's config.json with --model-config FILE"}}
 		return nil, ds
-	case errors.As(err, &inputErr):
-		return nil, append(ds, inputErr.Diagnostic())
 	case err != nil:
-		return nil, append(ds, model.Diagnostic{Code: model.CodeMemoryInput, Severity: model.SeverityError, Summary: err.Error(), Primary: at})
+		return nil, append(ds, memory.Diagnostic(err, at))
 	}
 	m := &Memory{Arch: arch, Source: src, Profile: memory.DefaultProfile()}
 	if opt.Profile != nil {

@@ -145,6 +145,10 @@ func BuildSpace(cfg *model.Config, inv *model.Inventory, opt SpaceOptions) *Spac
 			s.Demands = append(s.Demands, s.demand(ei))
 		}
 	}
+	if len(s.Demands) == 0 {
+		s.Diagnostics.Errorf(model.CodeRequirementConflict, cfg.ComponentsSpan, "", "no component states a requirement: there is nothing to solve").Help =
+			[]model.Fix{{Message: "give a component what it needs instead of a placement, e.g. `actor: {gpus: 8}`; `rlsolve check` judges placements"}}
+	}
 	for _, d := range s.Demands {
 		s.relations(d, index)
 	}

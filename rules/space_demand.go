@@ -285,7 +285,7 @@ func (s *Space) unknownGroup(e *model.ComponentEntry, missing string) {
 }
 
 func (s *Space) errorf(at model.Span, format string, args ...any) *model.Diagnostic {
-	return s.Diagnostics.Errorf(model.CodeRequirementInvalid, at, "", format, args...)
+	return s.Diagnostics.Errorf(model.CodeRequirementConflict, at, "", format, args...)
 }
 
 // conflict reports two keys of requirements that contradict each other.

@@ -48,7 +48,8 @@ type Result struct {
 }
 
 // Check judges the rule set: every conflict (up to MaxConflicts) as a
-// minimal set of located facts.
+// minimal set of located facts, and a note at the set's anchor when more
+// conflicts were found than explained.
 func Check(set *rules.Set, opt Options) (*Result, error) {
 	opt.defaults()
 	start := time.Now()
@@ -65,6 +66,9 @@ func Check(set *rules.Set, opt Options) (*Result, error) {
 	for _, c := range conflicts {
 		res.Stats.LargestSet = max(res.Stats.LargestSet, len(c.facts))
 		res.Diagnostics = append(res.Diagnostics, describe(set, c, len(conflicts), opt, deadline))
+	}
+	if shown, all := res.Stats.Conflicts, res.Stats.Violated; err == nil && all > shown {
+		res.Diagnostics.Notef(model.NoteConflictsCut, set.Anchor, "", "%d of %d conflicts shown; --max-conflicts N shows more", shown, all)
 	}
 	res.Stats.Evaluations, res.Stats.Clauses = p.evals, p.clauses
 	res.Stats.Elapsed = time.Since(start)

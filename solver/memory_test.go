@@ -2,6 +2,7 @@ package solver
 
 import (
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -108,7 +109,7 @@ func TestMemoryConflicts(t *testing.T) {
 				}
 			}
 			for _, want := range append(append([]string(nil), c.facts...), c.labels...) {
-				if !contains(shown, want) {
+				if !slices.Contains(shown, want) {
 					t.Errorf("%q is not pointed at: %q", want, shown)
 				}
 			}
@@ -144,15 +145,6 @@ func memFixChecks(t *testing.T, yaml string, d *model.Diagnostic, want stFix) {
 		return
 	}
 	t.Errorf("no fix %q among %+v", want.message, d.Help)
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // Each memory conflict is a minimal set: its facts alone violate the rule,

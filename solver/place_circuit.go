@@ -79,9 +79,6 @@ func leq(c *logic.C, x []z.Lit, v int) z.Lit {
 	return r
 }
 
-// geq is true when x is at least v.
-func geq(c *logic.C, x []z.Lit, v int) z.Lit { return leq(c, x, v-1).Not() }
-
 // eq is true when x equals v.
 func eq(c *logic.C, x []z.Lit, v int) z.Lit {
 	if v < 0 || len(x) < 63 && v > 1<<len(x)-1 {

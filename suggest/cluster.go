@@ -33,14 +33,68 @@ type reachKey struct {
 
 // UniformCluster is gpus GPUs on nodes of perNode GPUs each.
 func UniformCluster(gpus, perNode int) (*Cluster, error) {
-	if perNode < 1 {
-		return nil, fmt.Errorf("--gpus-per-node must be at least 1 to place GPUs")
-	}
-	if gpus%perNode != 0 {
-		return nil, fmt.Errorf("%d GPUs do not fill nodes of %d GPUs: pass a multiple of %d, or --inventory for nodes of different sizes", gpus, perNode, perNode)
+	if err := wholeNodes(gpus, perNode); err != nil {
+		return nil, err
 	}
 	inv := topology.Uniform(gpus/perNode, perNode, fmt.Sprintf("--gpus-per-node %d", perNode))
 	return NewCluster(inv, gpus)
+}
+
+// wholeNodes says whether gpus GPUs make whole nodes of perNode GPUs.
+func wholeNodes(gpus, perNode int) error {
+	if perNode < 1 {
+		return fmt.Errorf("--gpus-per-node must be at least 1 to place GPUs")
+	}
+	if gpus%perNode != 0 {
+		return fmt.Errorf("%d GPUs are not whole nodes of %d GPUs: pass a multiple of %d, --gpus-per-node K, or --inventory FILE for nodes of different sizes", gpus, perNode, perNode)
+	}
+	return nil
+}
+
+// ChooseCluster decides the GPUs to plan for and their nodes from the
+// config (spec), --inventory's inventory (file), --gpus (0: all of the
+// inventory, or num_nodes x GPUs per node) and --gpus-per-node (<0: not
+// given). The inventory is chosen as check chooses it (topology.Choose),
+// except that --gpus-per-node, describing the cluster to plan for, comes
+// before the config's inventory: key. The notes say what was assumed.
+func ChooseCluster(spec *Spec, file *model.Inventory, gpus, perNode int) (*Cluster, []string, error) {
+	inConfig := spec.Inventory
+	if perNode >= 0 {
+		inConfig = nil
+	}
+	given := file != nil || inConfig != nil
+	nodes, assume := topology.NumNodes(spec.NumNodes), topology.DefaultGPUsPerNode
+	switch {
+	case given:
+	case gpus == 0 && spec.NumNodes == 0:
+		return nil, nil, fmt.Errorf("say how many GPUs to plan for: --gpus N (or --inventory FILE)")
+	case gpus > 0:
+		assume = min(gpus, assume)
+		per := perNode
+		if per < 0 {
+			per = assume
+		}
+		if err := wholeNodes(gpus, per); err != nil {
+			return nil, nil, err
+		}
+		nodes = func(per int) int { return gpus / per }
+	case perNode == 0:
+		return nil, nil, wholeNodes(0, 0)
+	}
+	inv, note := topology.Choose(topology.Choice{File: file, InConfig: inConfig, GPUsPerNode: perNode, Nodes: nodes, Assume: assume})
+	var notes []string
+	if note != "" {
+		notes = append(notes, note)
+	}
+	if !given && gpus == 0 {
+		per := inv.Nodes[0].AccelCount
+		notes = append(notes, fmt.Sprintf("planning for cluster.num_nodes %d x %d GPUs = %d GPUs (pass --gpus N to change)", spec.NumNodes, per, spec.NumNodes*per))
+	}
+	cl, err := NewCluster(inv, gpus)
+	if err != nil {
+		return nil, nil, err
+	}
+	return cl, notes, nil
 }
 
 // NewCluster plans for the first gpus GPUs of inv (0: all of them), on the

@@ -2,7 +2,6 @@ package suggest
 
 import (
 	"fmt"
-	"math"
 	"sort"
 	"strconv"
 	"strings"
@@ -43,54 +42,16 @@ func (r *reader) key(dotted string) *yaml.Node {
 	return e.K
 }
 
-// scalar reads a value that must be given (null is not).
-func (r *reader) scalar(n *yaml.Node, what string, want yamlpos.Kind) (yamlpos.Value, bool) {
-	if v := yamlpos.Deref(n); v != nil && v.Kind == yaml.ScalarNode && v.Tag == "!!null" && !yamlpos.Quoted(v) {
-		r.errorf(model.CodeMissingField, n, "%s has no value", what)
-		return yamlpos.Value{}, false
-	}
-	return r.ScalarAs(n, what, want)
-}
+// maxSetting bounds the counts and sizes suggest reads.
+const maxSetting = 1 << 30
 
-// number reads an int or float scalar (not a string or a bool).
-func (r *reader) number(n *yaml.Node, what string) (float64, bool) {
-	v, ok := r.scalar(n, what, yamlpos.Float)
-	if !ok {
-		return 0, false
-	}
-	if v.Py.Kind == yamlpos.Int || v.Py.Kind == yamlpos.Float {
-		if f, err := strconv.ParseFloat(v.Py.Str, 64); err == nil && !math.IsNaN(f) && !math.IsInf(f, 0) {
-			return f, true
-		}
-	}
-	r.Errorf(model.CodeWrongType, v.Span, "", "%s must be a number, but got %s", what, yamlpos.Describe(v))
-	return 0, false
-}
-
-// integer reads a whole number of at least min.
-func (r *reader) integer(n *yaml.Node, what string, min int) (int, bool) {
-	v, ok := r.scalar(n, what, yamlpos.Int)
-	if !ok {
-		return 0, false
-	}
-	if v.Py.Kind != yamlpos.Int || !v.Py.IntOK {
-		r.Errorf(model.CodeWrongType, v.Span, "", "%s must be a whole number, but got %s", what, yamlpos.Describe(v))
-		return 0, false
-	}
-	if v.Py.Int < min || v.Py.Int > 1<<30 {
-		r.Errorf(model.CodeInvalidValue, v.Span, "", "%s must be at least %d, but got %d", what, min, v.Py.Int)
-		return 0, false
-	}
-	return v.Py.Int, true
-}
-
-// optInt reads an optional integer key: def when absent.
-func (r *reader) optInt(path string, def, min int) (int, bool) {
+// optInt reads an optional positive integer key: def when absent.
+func (r *reader) optInt(path string, def int) (int, bool) {
 	n := r.Path(path)
 	if n == nil {
 		return def, false
 	}
-	v, ok := r.integer(n, path, min)
+	v, ok := grammar.PositiveInt(r.Doc, n, path, maxSetting)
 	if !ok {
 		return def, false
 	}
@@ -99,7 +60,7 @@ func (r *reader) optInt(path string, def, min int) (int, bool) {
 
 // cost reads a non-negative number of seconds.
 func (r *reader) cost(n *yaml.Node, what string) (float64, bool) {
-	v, ok := r.number(n, what)
+	v, ok := grammar.Number(r.Doc, n, what)
 	if ok && v < 0 {
 		r.errorf(model.CodeSuggestProfile, n, "%s must not be negative, but got %v", what, v)
 		return 0, false
@@ -113,15 +74,11 @@ func (r *reader) boolean(path string, def bool) bool {
 	if n == nil {
 		return def
 	}
-	v, ok := r.scalar(n, path, yamlpos.Bool)
+	v, ok := grammar.Bool(r.Doc, n, path)
 	if !ok {
 		return def
 	}
-	if v.Py.Kind != yamlpos.Bool {
-		r.Errorf(model.CodeWrongType, v.Span, "", "%s must be true or false, but got %s", path, yamlpos.Describe(v))
-		return def
-	}
-	return v.Py.Str == "True"
+	return v
 }
 
 // Load reads an RLinf training config (YAML, or JSON) into a Spec,
@@ -132,12 +89,7 @@ func Load(file string, data []byte) (*Spec, model.Diagnostics) {
 	if doc.Root == nil {
 		return nil, doc.Diags
 	}
-	r := &reader{Doc: doc}
-	if r.Root.Kind != yaml.MappingNode {
-		r.Errorf(model.CodeWrongType, model.Span{File: file, Line: 1, Col: 1, EndLine: 1, EndCol: 2}, "",
-			"%s must be a YAML mapping (an RLinf training config)", file)
-		return nil, r.Diags
-	}
+	r := &reader{Doc: doc} // a composed root is a mapping
 	s := &Spec{ProfileSource: SourceConfig}
 	task := r.task(s)
 	if r.Diags.HasErrors() {
@@ -177,7 +129,7 @@ func Load(file string, data []byte) (*Spec, model.Diagnostics) {
 // task reads runner.task_type, else guesses it from the keys present.
 func (r *reader) task(s *Spec) string {
 	if n := r.Path("runner.task_type"); n != nil {
-		v, ok := r.scalar(n, "runner.task_type", yamlpos.Str)
+		v, ok := grammar.String(r.Doc, n, "runner.task_type")
 		if !ok {
 			return ""
 		}
@@ -187,7 +139,8 @@ func (r *reader) task(s *Spec) string {
 		case "embodiment":
 			return TaskEmbodied
 		default:
-			r.Errorf(model.CodeInvalidValue, v.Span, "", "suggest models reasoning and embodied training, not runner.task_type `%s`", task).Help =
+			// RLinf has other task types; the cost model is for these two.
+			r.Errorf(model.CodeSuggestBatch, v.Span, "", "suggest models reasoning and embodied training, not runner.task_type `%s`", task).Help =
 				[]model.Fix{{Message: "set runner.task_type to reasoning or embodied"}}
 			return ""
 		}
@@ -213,22 +166,22 @@ func (r *reader) reasoning(s *Spec, cfg *model.Config) {
 			defaulted = append(defaulted, fmt.Sprintf("%s %d", k.path, *k.dst))
 			continue
 		}
-		*k.dst, _ = r.optInt(k.path, *k.dst, 1)
+		*k.dst, _ = r.optInt(k.path, *k.dst)
 	}
 	if len(defaulted) > 0 {
 		s.Notes = append(s.Notes, "not in the config, assumed: "+strings.Join(defaulted, ", "))
 	}
 	d.Recompute = r.boolean("algorithm.recompute_logprobs", true)
-	d.ActorTP, _ = r.optInt("actor.model.tensor_model_parallel_size", 1, 1)
-	d.ActorCP, _ = r.optInt("actor.model.context_parallel_size", 1, 1)
-	d.ActorPP, _ = r.optInt("actor.model.pipeline_model_parallel_size", 1, 1)
-	d.RolloutTP, _ = r.optInt("rollout.tensor_parallel_size", 1, 1)
-	d.RolloutPP, _ = r.optInt("rollout.pipeline_parallel_size", 1, 1)
+	d.ActorTP, _ = r.optInt("actor.model.tensor_model_parallel_size", 1)
+	d.ActorCP, _ = r.optInt("actor.model.context_parallel_size", 1)
+	d.ActorPP, _ = r.optInt("actor.model.pipeline_model_parallel_size", 1)
+	d.RolloutTP, _ = r.optInt("rollout.tensor_parallel_size", 1)
+	d.RolloutPP, _ = r.optInt("rollout.pipeline_parallel_size", 1)
 	d.InferenceTP = d.ActorTP
 	for _, p := range []string{"inference.model.", "actor_inference.model."} {
 		if r.Path(p+"tensor_model_parallel_size") != nil {
-			d.InferenceTP, d.InferenceTPSet = r.optInt(p+"tensor_model_parallel_size", d.ActorTP, 1)
-			d.InferencePP, _ = r.optInt(p+"pipeline_model_parallel_size", 1, 1)
+			d.InferenceTP, d.InferenceTPSet = r.optInt(p+"tensor_model_parallel_size", d.ActorTP)
+			d.InferencePP, _ = r.optInt(p+"pipeline_model_parallel_size", 1)
 			break
 		}
 	}
@@ -310,9 +263,9 @@ func (r *reader) embodied(s *Spec) {
 	s.Embodied = e
 	switch {
 	case r.Path("data.env_num") != nil:
-		e.Envs, _ = r.optInt("data.env_num", 0, 1)
+		e.Envs, _ = r.optInt("data.env_num", 0)
 	case r.Path("env.train.total_num_envs") != nil:
-		e.Envs, _ = r.optInt("env.train.total_num_envs", 0, 1)
+		e.Envs, _ = r.optInt("env.train.total_num_envs", 0)
 	default:
 		at := r.key("data")
 		if at == nil {
@@ -321,7 +274,7 @@ func (r *reader) embodied(s *Spec) {
 		r.errorf(model.CodeSuggestBatch, at, "the embodied model needs the number of environments: data.env_num").Help =
 			[]model.Fix{{Message: "add data.env_num: E (or env.train.total_num_envs)"}}
 	}
-	e.Stages, _ = r.optInt("rollout.pipeline_stage_num", 1, 1)
+	e.Stages, _ = r.optInt("rollout.pipeline_stage_num", 1)
 	pd := r.Path("profile_data")
 	if pd == nil || yamlpos.Deref(pd).Tag == "!!null" {
 		s.ProfileSource = SourceDefault

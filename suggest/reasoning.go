@@ -19,6 +19,19 @@ type Error struct {
 
 func (e *Error) Error() string { return e.Msg }
 
+// Diagnostic is the error as rlsolve reports it, at the config file (or
+// at the flags when there is none).
+func (e *Error) Diagnostic(file string) model.Diagnostic {
+	if file == "" {
+		file = "<flags>"
+	}
+	d := model.Diagnostic{Code: e.Code, Severity: model.SeverityError, Summary: e.Msg, Primary: model.Span{File: file}, Why: e.Why}
+	if e.Help != "" {
+		d.Help = []model.Fix{{Message: e.Help}}
+	}
+	return d
+}
+
 // cand is one layout: collocated, or a contiguous split rollout |
 // [inference |] actor (embodied: env | rollout, actor on all GPUs).
 type cand struct {

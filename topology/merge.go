@@ -1,7 +1,6 @@
 package topology
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/grammar"
@@ -10,10 +9,7 @@ import (
 
 // MergeInput is one inventory file to merge (typically the output of
 // `rlsolve topology --nvml` on one node).
-type MergeInput struct {
-	File string
-	Data []byte
-}
+type MergeInput = grammar.InventoryFile
 
 // Merge combines inventory files into one inventory with ranks 0..n-1.
 // When every node carries a rank (rank:/ranks:), those ranks are used and
@@ -26,27 +22,13 @@ func Merge(inputs []MergeInput, lim grammar.Limits) (*model.Inventory, model.Dia
 	if lim.MaxFileBytes == 0 {
 		lim = grammar.DefaultLimits
 	}
-	var ds model.Diagnostics
-	var entries []grammar.InventoryEntry
+	entries, ds := grammar.LoadInventoryEntries(inputs, lim)
+	if entries == nil {
+		return nil, ds
+	}
 	var files []string
 	for _, in := range inputs {
-		es, d := grammar.LoadInventoryEntries(in.File, in.Data, lim)
-		ds = append(ds, d...)
-		entries = append(entries, es...)
 		files = append(files, in.File)
-		if len(entries) > lim.MaxClusterNodes {
-			ds = append(ds, model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError, Primary: model.Span{File: in.File},
-				Summary: fmt.Sprintf("the merged inventory has more than %d nodes", lim.MaxClusterNodes)})
-			return nil, ds
-		}
-	}
-	if ds.HasErrors() {
-		return nil, ds
-	}
-	if len(entries) == 0 {
-		ds = append(ds, model.Diagnostic{Code: model.CodeInventoryInvalid, Severity: model.SeverityError,
-			Summary: "nothing to merge: the files describe no nodes"})
-		return nil, ds
 	}
 	var ranked, unranked []int
 	for i, e := range entries {
@@ -56,49 +38,19 @@ func Merge(inputs []MergeInput, lim grammar.Limits) (*model.Inventory, model.Dia
 			unranked = append(unranked, i)
 		}
 	}
-	errorf := func(code string, at model.Span, label, format string, args ...any) *model.Diagnostic {
-		ds = append(ds, model.Diagnostic{Code: code, Severity: model.SeverityError, Primary: at, PrimaryLabel: label,
-			Summary: fmt.Sprintf(format, args...)})
-		return &ds[len(ds)-1]
-	}
 	n := len(entries)
 	switch {
 	case len(ranked) > 0 && len(unranked) > 0:
 		u, r := entries[unranked[0]], entries[ranked[0]]
-		d := errorf(model.CodeInventoryRankMix, u.Node.Span, "no rank", "%d of %d nodes carry a rank and %d do not (%s does not): give every node a rank, or none",
-			len(ranked), n, len(unranked), nodeLabel(&u))
+		d := ds.Errorf(model.CodeInventoryRankMix, u.Node.Span, "no rank", "%d of %d nodes carry a rank and %d do not (%s does not): give every node a rank, or none",
+			len(ranked), n, len(unranked), u.Label())
 		d.Labels = []model.Label{{Span: r.Node.Span, Message: "this node has one"}}
 		d.Why = "RLinf requires RLINF_NODE_RANK on all nodes or on none; rlsolve cannot place unranked nodes among ranked ones."
 		d.Help = []model.Fix{{Message: "run `rlsolve topology --nvml --rank N` on every node (or set RLINF_NODE_RANK there), or remove the rank: lines"}}
 		return nil, ds
 	case len(ranked) > 0:
-		byRank := map[int]int{}
-		for _, i := range ranked {
-			e := &entries[i]
-			if j, dup := byRank[e.Node.Rank]; dup {
-				d := errorf(model.CodeInventoryDuplicate, e.Node.Span, fmt.Sprintf("rank %d again", e.Node.Rank),
-					"node rank %d is given twice: %s and %s", e.Node.Rank, nodeLabel(&entries[j]), nodeLabel(e))
-				d.Labels = []model.Label{{Span: entries[j].Node.Span, Message: "first given here"}}
-				continue
-			}
-			byRank[e.Node.Rank] = i
-		}
-		if ds.HasErrors() {
+		if !grammar.CheckRanks(&ds, grammar.EntryRanks(entries)) {
 			return nil, ds
-		}
-		for _, i := range ranked {
-			if e := &entries[i]; e.Node.Rank >= n {
-				missing := 0
-				for missing < n {
-					if _, ok := byRank[missing]; !ok {
-						break
-					}
-					missing++
-				}
-				errorf(model.CodeInventoryInvalid, e.Node.Span, "past the end",
-					"the merged nodes have ranks up to %d, but there are only %d nodes (rank %d is missing): ranks must run 0..%d", e.Node.Rank, n, missing, n-1)
-				return nil, ds
-			}
 		}
 	default:
 		nodes := make([]model.Node, n)
@@ -127,15 +79,4 @@ func Merge(inputs []MergeInput, lim grammar.Limits) (*model.Inventory, model.Dia
 		inv.Nodes[e.Node.Rank] = e.Node
 	}
 	return inv, ds
-}
-
-func nodeLabel(e *grammar.InventoryEntry) string {
-	name := e.Node.Hostname
-	if name == "" {
-		name = e.Node.IP
-	}
-	if name == "" {
-		return e.Node.Span.String()
-	}
-	return fmt.Sprintf("%s (%s)", name, e.Node.Span)
 }

@@ -57,18 +57,27 @@ func TestOrderTypeGroupsWarn(t *testing.T) {
 func TestChoosePrecedence(t *testing.T) {
 	file := Uniform(2, 4, "file")
 	inCfg := Uniform(2, 2, "config")
-	if inv, _ := Choose(Choice{File: file, InConfig: inCfg, GPUsPerNode: 1}, 2); inv != file {
+	if inv, _ := Choose(Choice{File: file, InConfig: inCfg, GPUsPerNode: 1, Nodes: NumNodes(2), Assume: 8}); inv != file {
 		t.Error("--inventory must win")
 	}
-	if inv, _ := Choose(Choice{InConfig: inCfg, GPUsPerNode: 1}, 2); inv != inCfg {
+	if inv, _ := Choose(Choice{InConfig: inCfg, GPUsPerNode: 1, Nodes: NumNodes(2), Assume: 8}); inv != inCfg {
 		t.Error("the config's inventory must win over --gpus-per-node")
 	}
-	if inv, note := Choose(Choice{GPUsPerNode: 0}, 3); len(inv.Nodes) != 3 || inv.Nodes[0].AccelCount != 0 || note != "" {
+	if inv, note := Choose(Choice{GPUsPerNode: 0, Nodes: NumNodes(3), Assume: 8}); len(inv.Nodes) != 3 || inv.Nodes[0].AccelCount != 0 || note != "" {
 		t.Error("--gpus-per-node 0 is a CPU-only cluster")
 	}
-	inv, note := Choose(Choice{GPUsPerNode: -1}, 2)
+	inv, note := Choose(Choice{GPUsPerNode: -1, Nodes: NumNodes(2), Assume: 8})
 	if !inv.Assumed || inv.Nodes[1].AccelCount != DefaultGPUsPerNode || !strings.Contains(note, "assuming 2 node(s) with 8") {
 		t.Errorf("default: %+v %q", inv, note)
+	}
+	// slime: as many nodes of its --num-gpus-per-node as its GPUs need.
+	need := func(per int) int { return (12 + per - 1) / per }
+	inv, note = Choose(Choice{GPUsPerNode: -1, Nodes: need, Assume: 4, From: "--num-gpus-per-node"})
+	if len(inv.Nodes) != 3 || inv.Nodes[0].AccelCount != 4 || !strings.Contains(note, "assuming 3 node(s) with 4 NVIDIA GPUs each, from --num-gpus-per-node (") {
+		t.Errorf("slime: %+v %q", inv, note)
+	}
+	if inv, _ := Choose(Choice{GPUsPerNode: 6, Nodes: need, Assume: 4}); len(inv.Nodes) != 2 || inv.Source != "--gpus-per-node 6" {
+		t.Errorf("slime with --gpus-per-node: %+v", inv)
 	}
 }
 

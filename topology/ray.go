@@ -11,6 +11,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/internal/slurmcli"
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -367,7 +368,12 @@ func (r *rayReader) order(all []RayNode) (*model.Inventory, model.Diagnostics, e
 		d.Severity = model.SeverityError
 		return nil, append(ds, d), nil
 	}
-	if d := r.sameAddress(alive); d != nil {
+	addrs := make([]string, len(alive))
+	for i, n := range alive {
+		addrs[i] = n.IP
+	}
+	if d := grammar.DuplicateAddress(addrs, func(i int) model.Span { return r.spanOf(alive[i].obj) }); d != nil {
+		d.Help = []model.Fix{{Message: "dump the node list again once the stale raylet is gone (`ray list nodes --detail --format json`), or give each node its own address"}}
 		return fail(*d)
 	}
 	inv := &model.Inventory{Source: "Ray node list"}
@@ -380,23 +386,14 @@ func (r *rayReader) order(all []RayNode) (*model.Inventory, model.Diagnostics, e
 		d.Help = []model.Fix{{Message: "set RLINF_NODE_RANK on every node (e.g. `ray start --labels='{\"RLINF_NODE_RANK\": \"3\"}'` plus the environment variable), or on none"}}
 		return fail(d)
 	case len(set) > 0:
-		n := len(alive)
-		byRank := map[int]RayNode{}
-		for _, nd := range set {
-			if nd.Rank < 0 {
-				return fail(model.Diagnostic{Code: model.CodeInventoryInvalid, Primary: r.spanOf(nd.rankVal), PrimaryLabel: "negative",
-					Summary: fmt.Sprintf("RLINF_NODE_RANK should not be smaller than 0, but got: %s (node %s)", nd.RankText, nd.IP)})
-			}
-			if nd.Rank >= n {
-				return fail(model.Diagnostic{Code: model.CodeInventoryInvalid, Primary: r.spanOf(nd.rankVal), PrimaryLabel: fmt.Sprintf("only %d alive nodes", n),
-					Summary: fmt.Sprintf("RLINF_NODE_RANK should be smaller than the number of nodes %d, but got: %d (node %s)", n, nd.Rank, nd.IP)})
-			}
-			if prev, dup := byRank[nd.Rank]; dup {
-				return fail(model.Diagnostic{Code: model.CodeInventoryDuplicate, Primary: r.spanOf(nd.rankVal), PrimaryLabel: "same rank",
-					Summary: fmt.Sprintf("RLINF_NODE_RANK should be unique: nodes %s and %s both have rank %d", prev.IP, nd.IP, nd.Rank),
-					Labels:  []model.Label{{Span: r.spanOf(prev.rankVal), Message: "first here"}}})
-			}
-			byRank[nd.Rank] = nd
+		ranks := grammar.Ranks{Name: "RLINF_NODE_RANK", Of: make([]int, len(set)),
+			At: func(i int) model.Span { return r.spanOf(set[i].rankVal) }, Node: func(i int) string { return set[i].IP }}
+		for i, nd := range set {
+			ranks.Of[i] = nd.Rank
+		}
+		var bad model.Diagnostics
+		if !grammar.CheckRanks(&bad, ranks) {
+			return nil, append(ds, bad...), nil
 		}
 		sort.SliceStable(set, func(i, j int) bool { return set[i].Rank < set[j].Rank })
 		for _, nd := range set {
@@ -426,24 +423,6 @@ func (r *rayReader) order(all []RayNode) (*model.Inventory, model.Diagnostics, e
 		inv.Nodes[i].Rank = i
 	}
 	return inv, ds, nil
-}
-
-// sameAddress refuses two alive nodes with one IP address: RLinf and
-// slime tell nodes apart by address, and the inventory's nodes are
-// machines (two raylets on one host would get one machine's GPUs twice).
-func (r *rayReader) sameAddress(alive []RayNode) *model.Diagnostic {
-	seen := map[string]*RayNode{}
-	for i := range alive {
-		n := &alive[i]
-		if prev, dup := seen[n.IP]; dup {
-			return &model.Diagnostic{Code: model.CodeInventoryDuplicate, Primary: r.spanOf(n.obj), PrimaryLabel: "same address",
-				Summary: fmt.Sprintf("two alive nodes have the address %s: RLinf tells nodes apart by address, so one machine would be counted twice", n.IP),
-				Labels:  []model.Label{{Span: r.spanOf(prev.obj), Message: "first here"}},
-				Help:    []model.Fix{{Message: "dump the node list again once the stale raylet is gone (`ray list nodes --detail --format json`), or give each node its own address"}}}
-		}
-		seen[n.IP] = n
-	}
-	return nil
 }
 
 func (n *RayNode) modelNode() model.Node {

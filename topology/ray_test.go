@@ -90,15 +90,16 @@ func TestImportRayExplicitRanks(t *testing.T) {
 	}
 }
 
-// RLinf's rank rules, with its messages, at the value's position.
+// RLinf's rank rules, checked as every inventory's are, at the value's
+// position.
 func TestImportRayRankErrors(t *testing.T) {
 	for _, tc := range []struct {
 		file, code, want string
 		line             int
 	}{
 		{"bad-mixed-ranks.json", model.CodeInventoryRankMix, "Either all nodes set RLINF_NODE_RANK, or none of them should have", 25},
-		{"bad-dup-ranks.json", model.CodeInventoryDuplicate, "RLINF_NODE_RANK should be unique: nodes 10.0.0.1 and 10.0.0.2 both have rank 0", 42},
-		{"bad-rank-too-big.json", model.CodeInventoryInvalid, "RLINF_NODE_RANK should be smaller than the number of nodes 2, but got: 2", 42},
+		{"bad-dup-ranks.json", model.CodeInventoryDuplicate, "RLINF_NODE_RANK 0 is given twice: 10.0.0.1 and 10.0.0.2", 42},
+		{"bad-rank-too-big.json", model.CodeInventoryInvalid, "RLINF_NODE_RANK 2 of 10.0.0.2 is out of range: 2 nodes have ranks 0..1", 42},
 	} {
 		file, data := raySample(t, tc.file)
 		inv, ds, err := ImportRay(file, data)

@@ -23,25 +23,43 @@ func Uniform(n, gpus int, source string) *model.Inventory {
 	return inv
 }
 
-// Choice says which inventory to use, in design.md's order of precedence.
+// Choice says where an inventory can come from, in design.md's order of
+// precedence: --inventory FILE, the config's inventory: key,
+// --gpus-per-node, else nodes assumed. RLinf's configs, slime's flags and
+// suggest choose with it.
 type Choice struct {
 	File        *model.Inventory // --inventory FILE
 	InConfig    *model.Inventory // a top-level inventory: key in the config
 	GPUsPerNode int              // --gpus-per-node N; <0 when not given
+	// Nodes is how many nodes a uniform inventory of per GPUs each has:
+	// the config's num_nodes, or as many as the GPUs it needs.
+	Nodes func(per int) int
+	// Assume is the GPUs per node assumed when nothing says; From, when
+	// set, says where that number comes from ("--num-gpus-per-node").
+	Assume int
+	From   string
 }
 
-// Choose picks the inventory for a config with numNodes nodes. The note
-// is non-empty when rlsolve had to assume one.
-func Choose(c Choice, numNodes int) (*model.Inventory, string) {
+// Choose picks the inventory. The note is non-empty when rlsolve had to
+// assume one.
+func Choose(c Choice) (*model.Inventory, string) {
 	switch {
 	case c.File != nil:
 		return c.File, ""
 	case c.InConfig != nil:
 		return c.InConfig, ""
 	case c.GPUsPerNode >= 0:
-		return Uniform(numNodes, c.GPUsPerNode, fmt.Sprintf("--gpus-per-node %d", c.GPUsPerNode)), ""
+		return Uniform(c.Nodes(c.GPUsPerNode), c.GPUsPerNode, fmt.Sprintf("--gpus-per-node %d", c.GPUsPerNode)), ""
 	}
-	inv := Uniform(numNodes, DefaultGPUsPerNode, "assumed")
+	inv := Uniform(c.Nodes(c.Assume), c.Assume, "assumed")
 	inv.Assumed = true
-	return inv, fmt.Sprintf("no inventory given: assuming %d node(s) with %d NVIDIA GPUs each (pass --inventory FILE or --gpus-per-node N)", numNodes, DefaultGPUsPerNode)
+	from := ""
+	if c.From != "" {
+		from = ", from " + c.From
+	}
+	return inv, fmt.Sprintf("no inventory given: assuming %d node(s) with %d NVIDIA GPUs each%s (pass --inventory FILE or --gpus-per-node N)", len(inv.Nodes), c.Assume, from)
 }
+
+// NumNodes is a Choice's Nodes for a config that says how many nodes it
+// has.
+func NumNodes(n int) func(int) int { return func(int) int { return n } }

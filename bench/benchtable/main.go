@@ -13,6 +13,7 @@ import (
 	"math"
 	"os"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -51,7 +52,7 @@ func parse(r io.Reader) (rs []*result, header []string, failed bool, err error) 
 		line := sc.Text()
 		switch {
 		case strings.HasPrefix(line, "cpu:"), strings.HasPrefix(line, "goos:"), strings.HasPrefix(line, "goarch:"):
-			if !contains(header, line) {
+			if !slices.Contains(header, line) {
 				header = append(header, line)
 			}
 			continue
@@ -72,7 +73,7 @@ func parse(r io.Reader) (rs []*result, header []string, failed bool, err error) 
 		name := strings.TrimPrefix(f[0], "Benchmark")
 		if procs := procSuffix.FindString(name); procs != "" {
 			name = strings.TrimSuffix(name, procs)
-			if h := "GOMAXPROCS: " + procs[1:]; !contains(header, h) {
+			if h := "GOMAXPROCS: " + procs[1:]; !slices.Contains(header, h) {
 				header = append(header, h)
 			}
 		}
@@ -91,15 +92,6 @@ func parse(r io.Reader) (rs []*result, header []string, failed bool, err error) 
 		}
 	}
 	return rs, header, failed, sc.Err()
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }
 
 func median(v []float64) float64 {

@@ -63,10 +63,8 @@ it; --strict denies the warnings none of them names. --quiet shows errors only.
 			if len(args) == 0 && in.slime == "" {
 				return usageErrorf("check needs a config FILE before its overrides")
 			}
-			switch output {
-			case "text", "short", "json", "sarif":
-			default:
-				return usageErrorf("--output must be text, short, json or sarif, not %q", output)
+			if err := checkOutput(output, checkOutputs, ""); err != nil {
+				return err
 			}
 			if err := in.stdinOnce(args); err != nil {
 				return err
@@ -82,9 +80,9 @@ it; --strict denies the warnings none of them names. --quiet shows errors only.
 		},
 	}
 	in.register(c)
-	c.Flags().StringVarP(&output, "output", "o", "text", "output format: text, short, json or sarif")
+	c.Flags().StringVarP(&output, "output", "o", checkOutputs[0], outputHelp(checkOutputs))
 	c.Flags().BoolVar(&fix, "fix", false, "write the first fix of each diagnostic into the files, atomically, and check again")
-	completeFlagValues(c, "text", "short", "json", "sarif")
+	completeFlagValues(c, checkOutputs...)
 	return c
 }
 
@@ -174,9 +172,7 @@ func (in *inputFlags) fixAll(args []string, output string) error {
 	}
 	inv, bad := in.loadInventory()
 	if bad != nil {
-		diag.Text(os.Stderr, bad.Diagnostics, in.sources(), useColor())
-		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return exitFor([]*pipeline.Outcome{bad})
+		return reportOutcome(bad, in.sources())
 	}
 	var outs []*pipeline.Outcome
 	for _, f := range args {

@@ -166,19 +166,16 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	// The same check as `rlsolve check`; launch refuses what it rejects.
 	inv, bad := f.in.loadInventory()
 	if bad != nil {
-		diag.Text(os.Stderr, bad.Diagnostics, diag.DiskSources(), useColor())
-		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return nil, exitFor([]*pipeline.Outcome{bad})
+		return nil, reportOutcome(bad, diag.DiskSources())
 	}
 	o := f.in.analyze(file, inv)
-	diag.Text(os.Stderr, o.Diagnostics, f.in.sources(), useColor())
 	if o.Failed() || o.Result == nil || o.Result.Plan == nil {
-		diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
-		if err := exitFor([]*pipeline.Outcome{o}); err != nil {
+		if err := reportOutcome(o, f.in.sources()); err != nil {
 			return nil, err
 		}
 		return nil, &exitError{code: exitInvalid, msg: "launch: no plan to launch"}
 	}
+	diag.Text(os.Stderr, o.Diagnostics, f.in.sources(), useColor())
 	runs, skipped, err := rlexec.MatchRuns(o.Result.Plan, specs, file)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
@@ -283,9 +280,7 @@ func (f *launchFlags) launcher(o *pipeline.Outcome, job *rlexec.Job) (rlexec.Lau
 		at = o.Config.NumNodesSpan
 	}
 	if ds := rlexec.NeedHostNames(job, o.Result.Cluster.Nodes, at); len(ds) > 0 {
-		diag.Text(os.Stderr, ds, diag.DiskSources(), useColor())
-		diag.Summary(os.Stderr, ds, o.File)
-		return nil, &exitError{code: exitInvalid}
+		return nil, report(ds, diag.DiskSources(), o.File, 0, exitInvalid)
 	}
 	jobID := f.jobID
 	if jobID == "" {

@@ -185,30 +185,3 @@ func (o *optionalInt) Set(s string) error {
 }
 
 func (o *optionalInt) Type() string { return "int" }
-
-// useColor is true for a terminal on stderr without NO_COLOR.
-func useColor() bool {
-	if _, set := os.LookupEnv("NO_COLOR"); set {
-		return false
-	}
-	st, err := os.Stderr.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
-}
-
-func exitFor(outcomes []*pipeline.Outcome) error {
-	code := exitOK
-	for _, o := range outcomes {
-		switch {
-		case o.Budget || o.Internal:
-			code = max(code, exitInternal)
-		case o.IOError:
-			code = max(code, exitUsage)
-		case o.Failed():
-			code = max(code, exitInvalid)
-		}
-	}
-	if code == exitOK {
-		return nil
-	}
-	return &exitError{code: code}
-}

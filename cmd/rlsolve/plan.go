@@ -81,25 +81,30 @@ exits 0 whether or not anything changed: scripts read the JSON.`,
 	}
 	in.register(c)
 	c.Flags().BoolVar(&full, "diagnostics", false, "show the warnings and notes of a valid config in full (check shows them; plan counts them)")
-	c.Flags().StringVarP(&output, "output", "o", "table", "output format: table, json, yaml, env, svg or html")
+	c.Flags().StringVarP(&output, "output", "o", planOutputs[0], outputHelp(planOutputs))
 	c.Flags().StringVar(&component, "component", "", "with --output env: the component")
 	c.Flags().IntVar(&rank, "rank", 0, "with --output env: the worker rank")
 	c.Flags().BoolVar(&diff, "diff", false, "compare two plans, OLD and NEW (plan documents or configs): which workers changed node, devices or environment")
-	completeFlagValues(c, "table", "json", "yaml", "env", "svg", "html")
+	completeFlagValues(c, planOutputs...)
 	completeDiffArgs(c, &diff)
 	return c
 }
 
-// planFormat is the one check of --output, for RLinf configs and slime
-// layouts alike.
+// planFormat reads --output, for RLinf configs and slime layouts alike
+// ("text" is the table).
 func planFormat(output, component string, slime bool) (render.Format, error) {
 	f, ok := render.ParseFormat(output)
-	switch {
-	case slime && (!ok || f.Picture()):
-		return "", usageErrorf("--output must be table, json, yaml or env for a slime layout, not %q", output)
-	case !ok:
-		return "", usageErrorf("--output must be table, json, yaml or env, not %q (or svg or html for a picture)", output)
-	case f == render.FormatEnv && component == "":
+	if ok {
+		output = string(f)
+	}
+	formats, usedFor := planOutputs, ""
+	if slime {
+		formats, usedFor = slimeOutputs, "a slime layout"
+	}
+	if err := checkOutput(output, formats, usedFor); err != nil {
+		return "", err
+	}
+	if f == render.FormatEnv && component == "" {
 		return "", usageErrorf("--output env needs --component NAME and --rank R")
 	}
 	return f, nil
@@ -137,9 +142,7 @@ func runPlan(in *inputFlags, args []string, pa planArgs) error {
 		command, source, bad = in.slimeCommand()
 	}
 	if bad != nil {
-		diag.Text(os.Stderr, bad.Diagnostics, src, useColor())
-		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return exitFor([]*pipeline.Outcome{bad})
+		return reportOutcome(bad, src)
 	}
 	o, so := pipeline.Check(file, command, in.options(inv, source))
 	format, err := planFormat(pa.output, pa.component, so != nil)
@@ -164,9 +167,7 @@ func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src
 		input = so.RenderInput()
 	}
 	if o.Failed() || input == nil {
-		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-		diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
-		if err := exitFor([]*pipeline.Outcome{o}); err != nil {
+		if err := reportOutcome(o, src); err != nil {
 			return nil, err
 		}
 		return nil, &exitError{code: exitInvalid}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
@@ -18,8 +17,11 @@ import (
 // planned as plan plans one, and prints which workers changed.
 func runPlanDiff(in *inputFlags, args []string, output string) error {
 	format, ok := render.ParseFormat(output)
-	if !ok || (format != render.FormatTable && format != render.FormatJSON) {
-		return usageErrorf("--diff prints a table or json, not --output %s", output)
+	if ok {
+		output = string(format)
+	}
+	if err := checkOutput(output, diffOutputs, "--diff"); err != nil {
+		return err
 	}
 	if err := in.prepare(); err != nil {
 		return err
@@ -33,9 +35,7 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 	}
 	inv, bad := in.loadInventory()
 	if bad != nil {
-		diag.Text(os.Stderr, bad.Diagnostics, in.sources(), useColor())
-		diag.Summary(os.Stderr, bad.Diagnostics, bad.File)
-		return exitFor([]*pipeline.Outcome{bad})
+		return reportOutcome(bad, in.sources())
 	}
 	var plans [2]*model.PlanRecords
 	var names [2]string
@@ -63,10 +63,7 @@ func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.P
 		doc, err := render.ReadPlanDocument(r, name)
 		var de *render.DocumentError
 		if errors.As(err, &de) {
-			ds := model.Diagnostics{de.Diagnostic()}
-			diag.Text(os.Stderr, ds, in.sources(), useColor())
-			diag.Summary(os.Stderr, ds, name)
-			return nil, &exitError{code: exitInvalid}
+			return nil, report(model.Diagnostics{de.Diagnostic()}, in.sources(), name, 0, exitInvalid)
 		}
 		if err != nil {
 			return nil, err

@@ -167,7 +167,7 @@ func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
 	file := files[0]
 	inv, bad := f.in.loadInventory()
 	if bad != nil {
-		return printOutcome(bad, f.in.sources())
+		return reportOutcome(bad, f.in.sources())
 	}
 	opt, err := f.solveOptions(inv)
 	if err != nil {
@@ -182,7 +182,7 @@ func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
 	}
 	data, d := grammar.ReadFile(file, opt.Limits)
 	if d != nil {
-		return printOutcome(&pipeline.Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}, f.in.sources())
+		return reportOutcome(&pipeline.Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}, f.in.sources())
 	}
 	s := pipeline.Solve(file, data, opt)
 	if f.stats && s.Placement != nil {
@@ -254,12 +254,4 @@ func printMoves(prev *model.PlanRecords, s *pipeline.Solved, from string) error 
 	}
 	d := model.DiffPlans(prev, doc.Records())
 	return render.WriteDiffTable(os.Stderr, &d, from, s.File+" (solved)")
-}
-
-// printOutcome prints an outcome that ends the command and returns its
-// exit.
-func printOutcome(o *pipeline.Outcome, src diag.Sources) error {
-	diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-	diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
-	return exitFor([]*pipeline.Outcome{o})
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
-	"io"
 	"math"
 	"os"
 	"strconv"
@@ -16,9 +13,7 @@ import (
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/suggest"
-	"github.com/rlsolve/rlsolve/topology"
 	"github.com/spf13/cobra"
-	"go.yaml.in/yaml/v3"
 )
 
 func init() { register(newSuggest) }
@@ -71,7 +66,7 @@ Exit codes: 0 suggestions printed, 1 invalid config or no valid placement,
 	c.Flags().Var((*optionalInt)(&f.gpusPerNode), "gpus-per-node", "nodes of `K` GPUs each")
 	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes")
 	c.Flags().IntVar(&f.top, "top", 3, "how many suggestions to print, best first")
-	c.Flags().StringVarP(&f.output, "output", "o", "text", "output format: text, yaml or json")
+	c.Flags().StringVarP(&f.output, "output", "o", suggestOutputs[0], outputHelp(suggestOutputs))
 	c.Flags().StringVar(&f.profile, "profile", "", "costs in seconds per step, overriding profile_data: `actor=S,rollout=S,inference=S`")
 	c.Flags().DurationVar(&f.budget, "solver-budget", 10*time.Second, "time each re-check's solver may take before giving up (exit 3)")
 	return c
@@ -102,10 +97,8 @@ func parseProfile(s string) (map[string]float64, error) {
 }
 
 func runSuggest(f *suggestFlags, args []string) error {
-	switch f.output {
-	case "text", "yaml", "json":
-	default:
-		return usageErrorf("--output must be text, yaml or json, not %q", f.output)
+	if err := checkOutput(f.output, suggestOutputs, ""); err != nil {
+		return err
 	}
 	if f.budget <= 0 {
 		return usageErrorf("--solver-budget must be positive, not %v", f.budget)
@@ -129,18 +122,18 @@ func runSuggest(f *suggestFlags, args []string) error {
 		file = args[0]
 		data, d := grammar.ReadFile(file, grammar.DefaultLimits)
 		if d != nil {
-			return reportDiags(model.Diagnostics{*d}, file, exitUsage)
+			return report(model.Diagnostics{*d}, diag.DiskSources(), file, 0, exitUsage)
 		}
 		var ds model.Diagnostics
 		spec, ds = suggest.Load(file, data)
 		if spec == nil {
-			return reportDiags(ds, file, exitInvalid)
+			return report(ds, diag.DiskSources(), file, 0, exitInvalid)
 		}
 	}
 	if err := spec.ApplyProfile(costs); err != nil {
 		return usageErrorf("%v", err)
 	}
-	cl, notes, err := suggestCluster(f, spec, file)
+	cl, notes, err := suggestCluster(f, spec)
 	if err != nil {
 		return err
 	}
@@ -150,326 +143,45 @@ func runSuggest(f *suggestFlags, args []string) error {
 		case *suggest.BudgetError:
 			return &exitError{code: exitInternal, msg: e.Error()}
 		case *suggest.Error:
-			at := model.Span{File: file}
-			if file == "" {
-				at.File = "<flags>"
-			}
-			d := model.Diagnostic{Code: e.Code, Severity: model.SeverityError, Summary: e.Msg, Primary: at, Why: e.Why}
-			if e.Help != "" {
-				d.Help = []model.Fix{{Message: e.Help}}
-			}
-			printNotes(os.Stderr, spec, notes)
-			return reportDiags(model.Diagnostics{d}, file, exitInvalid)
+			suggest.WriteNotes(os.Stderr, spec, notes)
+			d := e.Diagnostic(file)
+			return report(model.Diagnostics{d}, diag.DiskSources(), d.Primary.File, 0, exitInvalid)
 		}
 		return &exitError{code: exitInternal, msg: err.Error()}
 	}
-	var out bytes.Buffer
-	doc := suggestDocument(res, spec, notes)
+	var out []byte
 	switch f.output {
 	case "json":
-		enc := json.NewEncoder(&out)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(doc); err != nil {
-			return &exitError{code: exitInternal, msg: err.Error()}
-		}
+		out, err = suggest.NewDocument(res, spec, notes).JSON()
 	case "yaml":
-		b, err := yaml.Marshal(doc)
-		if err != nil {
-			return &exitError{code: exitInternal, msg: err.Error()}
-		}
-		out.Write(b)
+		out, err = suggest.NewDocument(res, spec, notes).YAML()
 	default:
-		printNotes(os.Stderr, spec, notes)
-		writeSuggestText(&out, res, spec)
+		suggest.WriteNotes(os.Stderr, spec, notes)
+		var b bytes.Buffer
+		suggest.WriteText(&b, res)
+		out = b.Bytes()
 	}
-	_, _ = os.Stdout.Write(out.Bytes())
+	if err != nil {
+		return &exitError{code: exitInternal, msg: err.Error()}
+	}
+	_, _ = os.Stdout.Write(out)
 	return nil
 }
 
-// reportDiags prints diagnostics on stderr and exits with code.
-func reportDiags(ds model.Diagnostics, file string, code int) error {
-	diag.Text(os.Stderr, ds, diag.DiskSources(), useColor())
-	if file != "" {
-		diag.Summary(os.Stderr, ds, file)
-	}
-	return &exitError{code: code}
-}
-
-// suggestCluster decides the GPUs and their nodes.
-func suggestCluster(f *suggestFlags, spec *suggest.Spec, file string) (*suggest.Cluster, []string, error) {
-	var notes []string
-	inv := spec.Inventory
+// suggestCluster reads --inventory and lets suggest decide the GPUs and
+// their nodes.
+func suggestCluster(f *suggestFlags, spec *suggest.Spec) (*suggest.Cluster, []string, error) {
+	var file *model.Inventory
 	if f.inventory != "" {
 		var bad *pipeline.Outcome
-		inv, bad = pipeline.LoadInventory(f.inventory, grammar.DefaultLimits)
+		file, bad = pipeline.LoadInventory(f.inventory, grammar.DefaultLimits)
 		if bad != nil {
-			code := exitInvalid
-			if bad.IOError {
-				code = exitUsage
-			}
-			return nil, nil, reportDiags(bad.Diagnostics, bad.File, code)
+			return nil, nil, reportOutcome(bad, diag.DiskSources())
 		}
 	}
-	if inv != nil && f.gpusPerNode < 0 {
-		cl, err := suggest.NewCluster(inv, f.gpus)
-		if err != nil {
-			return nil, nil, usageErrorf("%v", err)
-		}
-		return cl, notes, nil
-	}
-	n := f.gpus
-	per := f.gpusPerNode
-	if n == 0 {
-		if spec.NumNodes == 0 {
-			return nil, nil, usageErrorf("say how many GPUs to plan for: --gpus N (or --inventory FILE)")
-		}
-		if per < 0 {
-			per = topology.DefaultGPUsPerNode
-			notes = append(notes, fmt.Sprintf("no inventory given: assuming %d GPUs per node (pass --inventory FILE or --gpus-per-node K)", per))
-		}
-		n = spec.NumNodes * per
-		notes = append(notes, fmt.Sprintf("planning for cluster.num_nodes %d x %d GPUs = %d GPUs (pass --gpus N to change)", spec.NumNodes, per, n))
-	} else if per < 0 {
-		per = min(n, topology.DefaultGPUsPerNode)
-		if n%per != 0 {
-			return nil, nil, usageErrorf("%d GPUs are not whole nodes of %d: pass --gpus-per-node K or --inventory FILE", n, per)
-		}
-		notes = append(notes, fmt.Sprintf("no inventory given: assuming %s (pass --inventory FILE or --gpus-per-node K)", nodesText(uniformSizes(n/per, per))))
-	}
-	if n > suggest.MaxGPUs {
-		return nil, nil, usageErrorf("suggest plans for at most %d GPUs, not %d", suggest.MaxGPUs, n)
-	}
-	cl, err := suggest.UniformCluster(n, per)
+	cl, notes, err := suggest.ChooseCluster(spec, file, f.gpus, f.gpusPerNode)
 	if err != nil {
 		return nil, nil, usageErrorf("%v", err)
 	}
 	return cl, notes, nil
-}
-
-func printNotes(w io.Writer, spec *suggest.Spec, notes []string) {
-	for _, n := range allNotes(spec, notes) {
-		fmt.Fprintln(w, "note: "+n)
-	}
-	for _, n := range spec.Warnings {
-		fmt.Fprintln(w, "warning: "+n)
-	}
-}
-
-func allNotes(spec *suggest.Spec, notes []string) []string {
-	out := append(append([]string(nil), spec.Notes...), notes...)
-	if spec.ProfileSource == suggest.SourceDefault {
-		if spec.Task == suggest.TaskEmbodied {
-			out = append(out, "no profile_data: default curves (env and rollout 1 s per env per GPU, actor 1 s); the ranking only shows the shape of the trade-off")
-		} else {
-			out = append(out, "no profile_data: ranked with balanced costs (actor, rollout and inference 1 s per step each, profiled on all GPUs); pass --profile or add profile_data for real numbers")
-		}
-	}
-	return out
-}
-
-// placementDoc keeps component_placement in placement order in JSON and
-// YAML.
-type placementDoc []suggest.Entry
-
-func (p placementDoc) MarshalJSON() ([]byte, error) {
-	var b bytes.Buffer
-	b.WriteByte('{')
-	for i, e := range p {
-		if i > 0 {
-			b.WriteByte(',')
-		}
-		k, _ := json.Marshal(e.Key)
-		v, _ := json.Marshal(e.Value)
-		b.Write(k)
-		b.WriteByte(':')
-		b.Write(v)
-	}
-	b.WriteByte('}')
-	return b.Bytes(), nil
-}
-
-func (p placementDoc) MarshalYAML() (any, error) {
-	n := &yaml.Node{Kind: yaml.MappingNode}
-	for _, e := range p {
-		n.Content = append(n.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: e.Key},
-			&yaml.Node{Kind: yaml.ScalarNode, Value: e.Value, Style: yaml.DoubleQuotedStyle})
-	}
-	return n, nil
-}
-
-type stageDoc struct {
-	Name  string  `json:"name" yaml:"name"`
-	GPUs  int     `json:"gpus" yaml:"gpus"`
-	First int     `json:"first" yaml:"first"`
-	Last  int     `json:"last" yaml:"last"`
-	Cost  float64 `json:"cost" yaml:"cost"`
-}
-
-type suggestionDoc struct {
-	Rank               int          `json:"rank" yaml:"rank"`
-	Mode               string       `json:"mode" yaml:"mode"`
-	TotalCost          float64      `json:"total_cost" yaml:"total_cost"`
-	ComponentPlacement placementDoc `json:"component_placement" yaml:"component_placement"`
-	NumNodes           int          `json:"num_nodes" yaml:"num_nodes"`
-	Stages             []stageDoc   `json:"stages" yaml:"stages"`
-	Bottleneck         string       `json:"bottleneck,omitempty" yaml:"bottleneck,omitempty"`
-	Formula            string       `json:"formula" yaml:"formula"`
-	Checked            bool         `json:"checked" yaml:"checked"`
-}
-
-type suggestDoc struct {
-	FormatVersion  string          `json:"format_version" yaml:"format_version"`
-	Task           string          `json:"task" yaml:"task"`
-	GPUs           int             `json:"gpus" yaml:"gpus"`
-	Nodes          []int           `json:"nodes" yaml:"nodes,flow"`
-	ProfileSource  string          `json:"profile_source" yaml:"profile_source"`
-	CostUnit       string          `json:"cost_unit" yaml:"cost_unit"`
-	StageCostUnit  string          `json:"stage_cost_unit" yaml:"stage_cost_unit"`
-	CollocatedCost *float64        `json:"collocated_cost" yaml:"collocated_cost"`
-	BestSplitCost  *float64        `json:"best_split_cost" yaml:"best_split_cost"`
-	Priced         int             `json:"layouts_priced" yaml:"layouts_priced"`
-	Valid          int             `json:"layouts_valid" yaml:"layouts_valid"`
-	Suggestions    []suggestionDoc `json:"suggestions" yaml:"suggestions"`
-	Notes          []string        `json:"notes" yaml:"notes"`
-	Warnings       []string        `json:"warnings" yaml:"warnings"`
-}
-
-func optFloat(x float64) *float64 {
-	if math.IsNaN(x) || math.IsInf(x, 0) {
-		return nil
-	}
-	return &x
-}
-
-func stageUnit(task string) string {
-	if task == suggest.TaskEmbodied {
-		return "seconds per iteration"
-	}
-	return "seconds per prompt group (profiled cost / rollout_batch_size, scaled to the stage's GPUs)"
-}
-
-func suggestDocument(res *suggest.Result, spec *suggest.Spec, notes []string) suggestDoc {
-	d := suggestDoc{FormatVersion: "1", Task: res.Task, GPUs: res.GPUs, Nodes: res.NodeSizes, ProfileSource: res.ProfileSource,
-		CostUnit: "modeled seconds per iteration", StageCostUnit: stageUnit(res.Task),
-		CollocatedCost: optFloat(res.CollocatedCost), BestSplitCost: optFloat(res.BestSplitCost),
-		Priced: res.Costed, Valid: res.Valid, Notes: allNotes(spec, notes), Warnings: spec.Warnings}
-	if d.Notes == nil {
-		d.Notes = []string{}
-	}
-	if d.Warnings == nil {
-		d.Warnings = []string{}
-	}
-	for i, s := range res.Suggestions {
-		sd := suggestionDoc{Rank: i + 1, Mode: s.Mode, TotalCost: s.TotalCost, ComponentPlacement: placementDoc(s.Placement),
-			NumNodes: s.NumNodes, Bottleneck: s.Bottleneck, Formula: s.Formula, Checked: true}
-		for _, st := range s.Stages {
-			sd.Stages = append(sd.Stages, stageDoc(st))
-		}
-		d.Suggestions = append(d.Suggestions, sd)
-	}
-	return d
-}
-
-func uniformSizes(nodes, per int) []int {
-	out := make([]int, nodes)
-	for i := range out {
-		out[i] = per
-	}
-	return out
-}
-
-func nodesText(sizes []int) string {
-	same := true
-	for _, s := range sizes {
-		same = same && s == sizes[0]
-	}
-	if same && len(sizes) == 1 {
-		return fmt.Sprintf("1 node of %d GPUs", sizes[0])
-	}
-	if same && len(sizes) > 0 {
-		return fmt.Sprintf("%d nodes x %d GPUs", len(sizes), sizes[0])
-	}
-	parts := make([]string, len(sizes))
-	for i, s := range sizes {
-		parts[i] = strconv.Itoa(s)
-	}
-	return "nodes of " + strings.Join(parts, "+") + " GPUs"
-}
-
-func writeSuggestText(w io.Writer, res *suggest.Result, spec *suggest.Spec) {
-	fmt.Fprintf(w, "%s placements for %d GPUs (%s), costs from %s\n", res.Task, res.GPUs, nodesText(res.NodeSizes), res.ProfileSource)
-	fmt.Fprintf(w, "%d layouts priced, %d valid; each suggestion re-checked with rlsolve check\n", res.Costed, res.Valid)
-	unit := "s/group"
-	if res.Task == suggest.TaskEmbodied {
-		unit = "s/iter"
-	} else {
-		fmt.Fprintf(w, "s/group: a stage's modeled seconds per prompt group on its GPUs\n")
-	}
-	for i, s := range res.Suggestions {
-		fmt.Fprintf(w, "\n#%d  %s, %.6g s per iteration%s\n", i+1, s.Mode, s.TotalCost, versus(res, s, i))
-		rows := [][]string{{"stage", "GPUs", "range", unit, ""}}
-		for _, st := range s.Stages {
-			mark := ""
-			if st.Name == s.Bottleneck {
-				mark = "bottleneck"
-			}
-			rows = append(rows, []string{st.Name, strconv.Itoa(st.GPUs), fmt.Sprintf("%d-%d", st.First, st.Last), fmt.Sprintf("%.6g", st.Cost), mark})
-		}
-		writeRows(w, "    ", rows)
-		fmt.Fprintf(w, "    %s\n", s.Formula)
-		fmt.Fprintf(w, "    cluster:\n      num_nodes: %d\n      component_placement:\n", s.NumNodes)
-		for _, e := range s.Placement {
-			v := e.Value
-			if strings.Contains(v, ":") {
-				v = strconv.Quote(v)
-			}
-			fmt.Fprintf(w, "        %s: %s\n", e.Key, v)
-		}
-	}
-}
-
-// versus says how the first suggestion compares with the best of the
-// other mode.
-func versus(res *suggest.Result, s suggest.Suggestion, i int) string {
-	if i > 0 {
-		return ""
-	}
-	other, name := res.CollocatedCost, "collocated"
-	if s.Mode == suggest.ModeCollocated {
-		other, name = res.BestSplitCost, "the best split"
-	}
-	if math.IsNaN(other) {
-		if s.Mode == suggest.ModeCollocated {
-			return " (no valid split)"
-		}
-		return " (collocated is not a valid placement here)"
-	}
-	if other <= s.TotalCost {
-		return fmt.Sprintf(" (ties %s)", name)
-	}
-	return fmt.Sprintf(" (%.1f%% less than %s: %.6g s)", 100*(other-s.TotalCost)/other, name, other)
-}
-
-func writeRows(w io.Writer, indent string, rows [][]string) {
-	widths := make([]int, len(rows[0]))
-	for _, r := range rows {
-		for i, c := range r {
-			widths[i] = max(widths[i], len(c))
-		}
-	}
-	for _, r := range rows {
-		var b strings.Builder
-		b.WriteString(indent)
-		for i, c := range r {
-			if i == 1 {
-				b.WriteString(strings.Repeat(" ", widths[i]-len(c)) + c)
-			} else {
-				b.WriteString(c + strings.Repeat(" ", widths[i]-len(c)))
-			}
-			if i < len(r)-1 {
-				b.WriteString("  ")
-			}
-		}
-		fmt.Fprintln(w, strings.TrimRight(b.String(), " "))
-	}
 }

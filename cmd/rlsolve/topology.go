@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"strconv"
 	"strings"
@@ -64,7 +63,7 @@ scontrol, a bad dump).`,
   rlsolve check train.yaml --inventory cluster.yaml`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(f.output); err != nil {
+			if err := checkOutput(f.output, topologyOutputs, ""); err != nil {
 				return err
 			}
 			n := 0
@@ -109,16 +108,9 @@ scontrol, a bad dump).`,
 	fl.Var((*optionalRank)(&f.rank), "rank", "with --nvml: this node's rank `N` (default: $RLINF_NODE_RANK, else none)")
 	fl.StringVar(&f.hostname, "hostname", "", "with --nvml: the node's host name (default: this machine's)")
 	fl.StringVar(&f.ip, "ip", "", "with --nvml: the node's IP address (default: the first non-loopback IPv4 address)")
-	fl.StringVarP(&f.output, "output", "o", "yaml", "output format: yaml or json")
+	fl.StringVarP(&f.output, "output", "o", topologyOutputs[0], outputHelp(topologyOutputs))
 	c.AddCommand(newTopologyMerge())
 	return c
-}
-
-func checkOutput(o string) error {
-	if o != topology.FormatYAML && o != topology.FormatJSON {
-		return usageErrorf("--output must be yaml or json, not %q", o)
-	}
-	return nil
 }
 
 // optionalRank is a node rank flag whose unset value is -1.
@@ -161,13 +153,11 @@ func warn(cmd *cobra.Command, format string, args ...any) {
 func topologyNVML(cmd *cobra.Command, f *topologyFlags, lib topology.NVMLLibrary) error {
 	rank := f.rank
 	if rank < 0 {
-		if v, ok := os.LookupEnv("RLINF_NODE_RANK"); ok && strings.TrimSpace(v) != "" {
-			r, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || r < -1 || r >= grammar.DefaultLimits.MaxClusterNodes {
-				return usageErrorf("RLINF_NODE_RANK=%q is not a node rank (RLinf: \"Invalid NODE_RANK value: %s. Must be an integer.\")", v, v)
-			}
-			rank = r // -1 is RLinf's "not set"
+		r, err := topology.EnvNodeRank(os.LookupEnv, grammar.DefaultLimits.MaxClusterNodes)
+		if err != nil {
+			return usageErrorf("%v", err)
 		}
+		rank = r
 	}
 	host := f.hostname
 	if host == "" {
@@ -175,7 +165,7 @@ func topologyNVML(cmd *cobra.Command, f *topologyFlags, lib topology.NVMLLibrary
 	}
 	ip := f.ip
 	if ip == "" {
-		ip = localIPv4()
+		ip = topology.LocalIPv4()
 	}
 	node, err := topology.DiscoverNVML(lib, topology.NVMLOptions{Hostname: host, IP: ip})
 	if err != nil {
@@ -198,37 +188,6 @@ func orUnknown(s string) string {
 		return "this node"
 	}
 	return s
-}
-
-// localIPv4 is the first IPv4 address of an interface that is up and not a
-// loopback, a container bridge or a virtual pair; "" when there is none.
-func localIPv4() string {
-	ifs, err := net.Interfaces()
-	if err != nil {
-		return ""
-	}
-	for _, in := range ifs {
-		if in.Flags&net.FlagUp == 0 || in.Flags&net.FlagLoopback != 0 {
-			continue
-		}
-		skip := false
-		for _, p := range []string{"docker", "veth", "br-", "virbr", "cni", "flannel", "cali", "tailscale", "lxc"} {
-			skip = skip || strings.HasPrefix(in.Name, p)
-		}
-		if skip {
-			continue
-		}
-		addrs, err := in.Addrs()
-		if err != nil {
-			continue
-		}
-		for _, a := range addrs {
-			if ipn, ok := a.(*net.IPNet); ok && ipn.IP.To4() != nil && !ipn.IP.IsLinkLocalUnicast() {
-				return ipn.IP.String()
-			}
-		}
-	}
-	return ""
 }
 
 func topologySlurm(cmd *cobra.Command, f *topologyFlags, run topology.Runner) error {
@@ -288,7 +247,7 @@ rank, host name or GPU UUID are errors that point at both files (exit 1).`,
   rlsolve topology merge nodes/*.yaml --output json`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := checkOutput(output); err != nil {
+			if err := checkOutput(output, topologyOutputs, ""); err != nil {
 				return err
 			}
 			var inputs []topology.MergeInput
@@ -303,15 +262,14 @@ rank, host name or GPU UUID are errors that point at both files (exit 1).`,
 				files[file] = data
 			}
 			inv, ds := topology.Merge(inputs, grammar.DefaultLimits)
-			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(files), useColor())
 			if inv == nil || ds.HasErrors() {
-				diag.Summary(cmd.ErrOrStderr(), ds, strings.Join(args, ", "))
-				return &exitError{code: exitInvalid}
+				return report(ds, diag.MapSources(files), strings.Join(args, ", "), 0, exitInvalid)
 			}
+			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(files), useColor())
 			return writeInventory(cmd, inv, output, true,
 				fmt.Sprintf("rlsolve topology merge: %d node(s) from %s", len(inv.Nodes), strings.Join(args, ", ")))
 		},
 	}
-	c.Flags().StringVarP(&output, "output", "o", "yaml", "output format: yaml or json")
+	c.Flags().StringVarP(&output, "output", "o", topologyOutputs[0], outputHelp(topologyOutputs))
 	return c
 }

@@ -26,7 +26,7 @@ func ApplyFiles(edits []model.Edit) ([]string, error) {
 		}
 		edited, err := Apply(data, by[f])
 		if err != nil {
-			return nil, fmt.Errorf("%s: %v", f, err)
+			return nil, fmt.Errorf("%s: %w", f, err)
 		}
 		out[f] = edited
 	}

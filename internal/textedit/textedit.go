@@ -59,7 +59,7 @@ func Apply(data []byte, edits []model.Edit) ([]byte, error) {
 		}
 		from, err := Offset(data, sp.Line, sp.Col)
 		if err != nil {
-			return nil, fmt.Errorf("edit at %s: %v", sp, err)
+			return nil, fmt.Errorf("edit at %s: %w", sp, err)
 		}
 		endLine, endCol := sp.EndLine, sp.EndCol
 		if endLine == 0 {
@@ -67,7 +67,7 @@ func Apply(data []byte, edits []model.Edit) ([]byte, error) {
 		}
 		to, err := Offset(data, endLine, endCol)
 		if err != nil {
-			return nil, fmt.Errorf("edit at %s: end: %v", sp, err)
+			return nil, fmt.Errorf("edit at %s: end: %w", sp, err)
 		}
 		if to < from {
 			return nil, fmt.Errorf("edit at %s ends before it starts", sp)

@@ -1,0 +1,61 @@
+package main
+
+import (
+	"os"
+
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
+)
+
+// report ends a command on diagnostics: code frames on stderr, the summary
+// line for file (allowed: how many the policy dropped), and code as the
+// exit status (nil for exitOK).
+func report(ds model.Diagnostics, src diag.Sources, file string, allowed, code int) error {
+	diag.Text(os.Stderr, ds, src, useColor())
+	diag.SummaryAllowed(os.Stderr, ds, file, allowed)
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// reportOutcome ends a command on a checked input: its diagnostics, and
+// the exit status its outcome calls for.
+func reportOutcome(o *pipeline.Outcome, src diag.Sources) error {
+	return report(o.Diagnostics, src, o.File, o.Allowed, outcomeCode(o))
+}
+
+// outcomeCode is the exit status of one checked input.
+func outcomeCode(o *pipeline.Outcome) int {
+	switch {
+	case o.Budget || o.Internal:
+		return exitInternal
+	case o.IOError:
+		return exitUsage
+	case o.Failed():
+		return exitInvalid
+	}
+	return exitOK
+}
+
+// exitFor is the exit status of several checked inputs: the worst.
+func exitFor(outcomes []*pipeline.Outcome) error {
+	code := exitOK
+	for _, o := range outcomes {
+		code = max(code, outcomeCode(o))
+	}
+	if code == exitOK {
+		return nil
+	}
+	return &exitError{code: code}
+}
+
+// useColor is true for a terminal on stderr without NO_COLOR.
+func useColor() bool {
+	if _, set := os.LookupEnv("NO_COLOR"); set {
+		return false
+	}
+	st, err := os.Stderr.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -26,7 +26,9 @@ var solveExplanations = []Explanation{
 		Title: "a requirement that cannot be read",
 		Text: "A requirement's keys contradict each other (a placement and requirement keys, gpus that do not make " +
 			"whole processes, both nodes and gpus, a component both with and apart from another) or name what does not " +
-			"exist (with: or apart_from: a component that is not in component_placement). Solve places nothing until " +
+			"exist (with: or apart_from: a component that is not in component_placement), or are written where solve " +
+			"cannot put the placement in their place (two requirement keys on one line of a mapping written over " +
+			"several lines, one mapping shared by two components through a YAML alias). Solve places nothing until " +
 			"every requirement can be read.",
 		Example: `cluster:
   num_nodes: 1

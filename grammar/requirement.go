@@ -22,7 +22,10 @@ func isRequirement(es []yamlpos.Entry) bool {
 // requirement reads a component's requirement mapping (design.md, "Placing
 // (solve)"); ok is false when it cannot be used.
 func (d *doc) requirement(name string, v *yaml.Node, es []yamlpos.Entry) (*model.Requirement, bool) {
-	r := &model.Requirement{Span: d.Span(v), Flow: v.Style&yaml.FlowStyle != 0}
+	r := &model.Requirement{Span: d.Span(v)}
+	// A flow mapping's span covers it whole only on one line (else just
+	// its brace): only then can a write-back replace it whole.
+	r.Flow = v.Style&yaml.FlowStyle != 0 && r.Span.EndLine == r.Span.Line && r.Span.EndCol-r.Span.Col > 1
 	what := "the requirement of " + name
 	valid := append([]string{"node_group"}, model.RequirementKeys...)
 	if pe, has := yamlpos.Lookup(es, "placement"); has {
@@ -133,13 +136,21 @@ func (d *doc) entrySpan(e yamlpos.Entry) model.Span {
 }
 
 // lastSpan is the span of a value's last token: the value itself for a
-// scalar or a one-line flow collection, else its last item's.
+// scalar or a one-line flow collection, else its last item's. A flow
+// collection over several lines ends after its last item, at a bracket
+// whose position is not known: the span then ends before it, and a
+// write-back must find only that bracket after it (it refuses then).
 func (d *doc) lastSpan(n *yaml.Node) model.Span {
-	if n.Kind == yaml.ScalarNode || n.Style&yaml.FlowStyle != 0 || len(n.Content) == 0 {
-		if n.Kind == yaml.ScalarNode {
-			return d.TokenSpan(n)
-		}
+	if n.Kind == yaml.ScalarNode {
+		return d.TokenSpan(n)
+	}
+	if len(n.Content) == 0 {
 		return d.Span(n)
+	}
+	if n.Style&yaml.FlowStyle != 0 {
+		if s := d.Span(n); s.EndLine == s.Line && s.EndCol-s.Col > 1 {
+			return s
+		}
 	}
 	return d.lastSpan(yamlpos.Deref(n.Content[len(n.Content)-1]))
 }

@@ -4,7 +4,7 @@ package model
 // (a requirement) instead of where they go.
 const (
 	CodeNeedsSolve         = "RLS-E1101" // a requirement where check and plan need a placement: run solve
-	CodeRequirementInvalid = "RLS-E1102" // a requirement's keys contradict each other or name what does not exist
+	CodeRequirementInvalid = "RLS-E1102" // a requirement's keys contradict each other, name what does not exist, or cannot be replaced where written
 	CodeUnplaceable        = "RLS-E1103" // no placement satisfies these requirements and cluster facts together
 
 	NoteSolveBound = "RLS-N1101" // the solver's budget ended the search for a better placement

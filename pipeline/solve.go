@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rlsolve/rlsolve/internal/textedit"
@@ -26,7 +27,7 @@ type Solved struct {
 	*Outcome
 	Placement *solver.Placement
 	// Text is the config with every requirement replaced by its placement
-	// (nil when nothing was placed).
+	// (nil when nothing was placed, or the result did not check).
 	Text []byte
 	// Edits are the changes from the input to Text.
 	Edits []model.Edit
@@ -100,20 +101,27 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 			}
 		}
 	}
+	var text []byte
 	if err == nil {
-		s.Text, err = textedit.Apply(data, edits)
+		text, err = textedit.Apply(data, edits)
 	}
-	if err != nil {
+	var layout *render.WriteBackError
+	switch {
+	case errors.As(err, &layout):
+		s.Outcome.Diagnostics.Errorf(model.CodeRequirementInvalid, layout.Span, "", "%s", layout.Msg)
+		return
+	case err != nil:
 		s.Outcome.internal(fmt.Errorf("writing the placements back: %v", err), cfg.ComponentsSpan)
-		s.Text = nil
 		return
 	}
-	s.Edits = edits
-	s.Verified = CheckBytes(file, s.Text, opt)
+	s.Verified = CheckBytes(file, text, opt)
 	if s.Verified.Diagnostics.HasErrors() {
+		// Neither printed nor written: the text is not what solve promises.
 		s.Outcome.internal(fmt.Errorf("check refuses the placement solve chose"), cfg.ComponentsSpan)
 		s.Outcome.Diagnostics = append(s.Outcome.Diagnostics, s.Verified.Diagnostics...)
+		return
 	}
+	s.Text, s.Edits = text, edits
 }
 
 // Document is the result as `solve --output json` prints it.

@@ -55,7 +55,7 @@ func (d *doc) requirementKey(r *model.Requirement, e yamlpos.Entry, name string)
 		f.Key = e.Key
 		return d.positiveIntAt(f, e.V, what)
 	case "with":
-		refs, ok := d.nameRefs(e.V, what)
+		refs, ok := d.nameRefs(d.TokenSpan(e.K), e.V, what)
 		if ok && len(refs) != 1 {
 			d.Errorf(model.CodeRequirementInvalid, d.Span(e.V), "one component", "%s names %d components; it shares the devices of exactly one", what, len(refs))
 			return false
@@ -65,15 +65,16 @@ func (d *doc) requirementKey(r *model.Requirement, e yamlpos.Entry, name string)
 		}
 		return ok
 	case "apart_from":
-		refs, ok := d.nameRefs(e.V, what)
+		refs, ok := d.nameRefs(d.TokenSpan(e.K), e.V, what)
 		r.ApartFrom = refs
 		return ok
 	}
 	return true // unknown keys are reported by checkFields
 }
 
-// nameRefs reads component names: one name, a comma string, or a YAML list.
-func (d *doc) nameRefs(n *yaml.Node, what string) ([]model.NameRef, bool) {
+// nameRefs reads component names: one name, a comma string, or a YAML
+// list; key is where the names are given.
+func (d *doc) nameRefs(key model.Span, n *yaml.Node, what string) ([]model.NameRef, bool) {
 	n = yamlpos.Deref(n)
 	items := []*yaml.Node{n}
 	if n.Kind == yaml.SequenceNode {
@@ -81,6 +82,11 @@ func (d *doc) nameRefs(n *yaml.Node, what string) ([]model.NameRef, bool) {
 	}
 	var refs []model.NameRef
 	for _, item := range items {
+		if item = yamlpos.Deref(item); item.Kind == yaml.ScalarNode && item.ShortTag() == "!!null" {
+			// A null may have no text to point at: the key is shown.
+			d.Errorf(model.CodeRequirementInvalid, key, "", "%s names no component (null)", what)
+			return nil, false
+		}
 		v, ok := d.Scalar(item, what)
 		if !ok {
 			return nil, false
@@ -141,6 +147,9 @@ func (d *doc) entrySpan(e yamlpos.Entry) model.Span {
 // whose position is not known: the span then ends before it, and a
 // write-back must find only that bracket after it (it refuses then).
 func (d *doc) lastSpan(n *yaml.Node) model.Span {
+	if n.Kind == yaml.ScalarNode && n.Value == "" && n.Style == 0 {
+		return model.Span{} // `key:` with no value: the entry is the key
+	}
 	if n.Kind == yaml.ScalarNode {
 		return d.TokenSpan(n)
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -188,6 +189,48 @@ func TestSolveLastLine(t *testing.T) {
 		want := strings.ReplaceAll("cluster:\n  num_nodes: 1\n  component_placement:\n    actor:\n      placement: \"0-3:0-1\" # four", "\n", eol)
 		if s := solveOn8("c.yaml", []byte(in)); string(s.Text) != want {
 			t.Errorf("%q:\n%q\nwant\n%q (%v)", eol, s.Text, want, s.Diagnostics)
+		}
+	}
+}
+
+// TestSolveRefusesBeforePlacing: what no choice of devices can make valid
+// (RLinf's assertions about the components a model-parallel config names,
+// processes whole nodes cannot share) is refused before placing, with the
+// code check gives, not placed and then refused by the verifying check.
+func TestSolveRefusesBeforePlacing(t *testing.T) {
+	const mp = "runner:\n  task_type: reasoning\nactor:\n  model:\n    tensor_model_parallel_size: 2\nrollout:\n  tensor_parallel_size: 2\n"
+	head := func(n int) string {
+		return "cluster:\n  num_nodes: " + strconv.Itoa(n) + "\n  component_placement:\n"
+	}
+	for _, c := range []struct {
+		name, src, code, says string
+	}{
+		{"no actor", head(1) + "    reward: {gpus: 1}\n" + mp, model.CodeMPMissing, "needs a `actor` component"},
+		{"inference beside a collocated rollout", head(2) + "    actor: {gpus: 8}\n    rollout: {with: actor}\n    reward: {with: actor}\n    inference: {gpus: 2}\n" + mp, model.CodeMPCollocatedExtra, "refuses inference GPUs"},
+		{"inference beside a rollout with a placed actor", head(2) + "    actor: 0-7\n    rollout: {with: actor}\n    reward: 8\n    critic_inference: {gpus: 2}\n" + mp, model.CodeMPCollocatedExtra, "refuses critic_inference GPUs"},
+		{"inference without recompute_logprobs", head(2) + "    actor: {gpus: 4}\n    rollout: {gpus: 4}\n    reward: {with: actor}\n    inference: {gpus: 2}\n" + mp + "algorithm:\n  recompute_logprobs: false\n", model.CodeMPRecompute, "disables inference"},
+		{"AUTO mode", head(2) + "    actor: {gpus: 4}\n    rollout: {gpus: 4}\n    reward: {gpus: 2}\n  auto_scheduler: true\n" + mp, model.CodeRequirementInvalid, "does not place AUTO mode"},
+		{"a multi-agent run", head(2) + "    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: {gpus: 2}\n" + mp, model.CodeRequirementInvalid, "does not place the components of a multi-agent run"},
+		{"processes uneven over nodes", head(2) + "    actor:\n      nodes: 2\n      processes: 3\n", model.CodeRequirementInvalid, "3 processes cannot be spread evenly over 2 nodes"},
+		{"processes uneven over a node's GPUs", head(2) + "    actor:\n      nodes: 2\n      processes: 6\n", model.CodeRequirementInvalid, "3 processes a node cannot be spread evenly over node 0's 8 GPUs"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := solveOn8("c.yaml", []byte(c.src))
+			if s.Text != nil || s.Internal {
+				t.Fatalf("placed or internal: %v\n%s", s.Diagnostics, s.Text)
+			}
+			if len(s.Diagnostics) == 0 || s.Diagnostics[0].Code != c.code || !strings.Contains(s.Diagnostics[0].Summary, c.says) {
+				t.Fatalf("want %s saying %q first, got %v", c.code, c.says, s.Diagnostics)
+			}
+		})
+	}
+	// The same shapes that hold are placed.
+	for _, src := range []string{
+		head(2) + "    actor: {gpus: 8}\n    rollout: {gpus: 4}\n    reward: {with: actor}\n    inference: {gpus: 2}\n" + mp,
+		head(2) + "    actor:\n      nodes: 2\n      processes: 4\n",
+	} {
+		if s := solveOn8("c.yaml", []byte(src)); s.Text == nil {
+			t.Errorf("not placed: %v\n%s", s.Diagnostics, src)
 		}
 	}
 }

@@ -28,6 +28,10 @@ func (e *WriteBackError) Error() string { return e.Msg }
 // other requirement keys go (with their comments). A layout it cannot
 // edit that way is a *WriteBackError.
 func WriteBack(src []byte, cfg *model.Config, solved []model.Solved) ([]model.Edit, error) {
+	if i := bytes.IndexByte(bytes.ReplaceAll(src, []byte("\r\n"), nil), '\r'); i >= 0 && len(solved) > 0 {
+		// YAML breaks lines there too, and positions would not match.
+		return nil, &WriteBackError{Span: model.Span{File: cfg.ComponentsSpan.File}, Msg: "the file ends a line with a carriage return alone; solve edits files whose lines end in LF or CRLF"}
+	}
 	lines := bytes.Split(src, []byte("\n"))
 	var edits []model.Edit
 	owner := map[model.Span]string{}

@@ -137,6 +137,7 @@ func BuildSpace(cfg *model.Config, inv *model.Inventory, opt SpaceOptions) *Spac
 		s.relations(d, index)
 	}
 	s.checkWith()
+	s.mpAssertions()
 	return s
 }
 

@@ -67,6 +67,7 @@ func (s *Space) counts(d *Demand, r *model.Requirement) {
 		d.CountFact = s.countFact(d, r.Nodes, "%s needs %d whole nodes")
 		if p.Set {
 			d.Procs = p.Value
+			s.wholeProcesses(d, r)
 		}
 	case g.Set && p.Set:
 		s.gpusAndProcesses(d, r)
@@ -88,6 +89,29 @@ func (s *Space) counts(d *Demand, r *model.Requirement) {
 	}
 	if d.Type == "" {
 		d.Unit = 1
+	}
+}
+
+// wholeProcesses refuses processes that whole nodes cannot share evenly:
+// the same number on each node, whole devices per process or whole
+// processes per device, on nodes of one size (the placement string gives
+// each run of devices its share of the processes).
+func (s *Space) wholeProcesses(d *Demand, r *model.Requirement) {
+	p, n := r.Processes.Value, r.Nodes.Value
+	if p%n != 0 {
+		s.conflict(r.Processes.Span, r.Nodes.Span, "%s: %d processes cannot be spread evenly over %d nodes", d.Name, p, n)
+		return
+	}
+	per, sizes := p/n, map[int]bool{}
+	for _, b := range d.Blocks {
+		sizes[b.Cap] = true
+		if b.Cap%per != 0 && per%b.Cap != 0 {
+			s.conflict(r.Processes.Span, r.Nodes.Span, "%s: %d processes a node cannot be spread evenly over node %d's %d %s", d.Name, per, b.Node, b.Cap, model.HardwareUnit(d.Type))
+			return
+		}
+	}
+	if len(sizes) > 1 {
+		s.errorf(r.Nodes.Span, "%s: nodes with processes need nodes of one size, but its node group has nodes of %d sizes; give gpus instead", d.Name, len(sizes))
 	}
 }
 

@@ -55,6 +55,18 @@ cluster:
 `,
 	},
 	{
+		Code:  model.CodeUnknownNode,
+		Title: "an excluded node the cluster does not have",
+		Text: "--without-node names a node rank outside the cluster (num_nodes, or the inventory's nodes). A mistyped " +
+			"rank would leave the node meant in the placement, so solve places nothing; node ranks count from 0.",
+		Example: `# rlsolve solve example.yaml --gpus-per-node 8 --without-node 2
+cluster:
+  num_nodes: 2
+  component_placement:
+    actor: {gpus: 8}
+`,
+	},
+	{
 		Code:  model.NoteSolveBound,
 		Title: "a placement not proven optimal",
 		Text: "The solver's time budget ended the search for a better placement. The placement written is valid " +

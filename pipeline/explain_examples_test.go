@@ -89,7 +89,7 @@ func solveExample(example string) ([]string, bool) {
 }
 
 // solveOptions turns an example's flags (--gpus-per-node N,
-// --solver-budget D) into solve's options.
+// --solver-budget D, --without-node N) into solve's options.
 func solveOptions(t *testing.T, flags []string) pipeline.SolveOptions {
 	opt := pipeline.SolveOptions{Options: pipeline.Options{GPUsPerNode: -1}}
 	for i := 0; i+1 < len(flags); i += 2 {
@@ -106,8 +106,14 @@ func solveOptions(t *testing.T, flags []string) pipeline.SolveOptions {
 				t.Fatalf("example flag %s %s: %v", flags[i], flags[i+1], err)
 			}
 			opt.SolverBudget = d
+		case "--without-node":
+			n, err := strconv.Atoi(flags[i+1])
+			if err != nil {
+				t.Fatalf("example flag %s %s: %v", flags[i], flags[i+1], err)
+			}
+			opt.Without = append(opt.Without, n)
 		default:
-			t.Fatalf("example flag %s: only --gpus-per-node and --solver-budget are read", flags[i])
+			t.Fatalf("example flag %s: only --gpus-per-node, --solver-budget and --without-node are read", flags[i])
 		}
 	}
 	return opt

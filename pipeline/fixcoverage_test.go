@@ -86,6 +86,7 @@ var noFix = map[string]string{
 	model.CodeNeedsSolve:          "the way out is a command, `rlsolve solve`, which writes the placements",
 	model.CodeRequirementInvalid:  whyWhich + ": which of the requirement's keys is meant",
 	model.CodeUnplaceable:         "solve's, not check's: its fixes (a smaller count, another node group) are verified by solving again and tested in solver",
+	model.CodeUnknownNode:         "a command-line flag, not the config, is wrong",
 }
 
 // slimeFixInputs exercise the slime rules' fixes, which need flags and an

@@ -3,7 +3,10 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
+	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/internal/textedit"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/render"
@@ -35,6 +38,15 @@ type Solved struct {
 	Verified *Outcome
 }
 
+// SolveFile solves one file ("-": standard input).
+func SolveFile(file string, opt SolveOptions) *Solved {
+	file, data, bad := readInput(file, opt.Options)
+	if bad != nil {
+		return &Solved{Outcome: bad}
+	}
+	return Solve(file, data, opt)
+}
+
 // Solve places a config's requirements, writes the placements into it and
 // checks the result the ordinary way.
 func Solve(file string, data []byte, opt SolveOptions) *Solved {
@@ -48,6 +60,9 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	if !hasRequirement(cfg) {
 		o.Diagnostics.Errorf(model.CodeRequirementInvalid, cfg.ComponentsSpan, "", "no component states a requirement: there is nothing to solve").Help =
 			[]model.Fix{{Message: "give a component what it needs instead of a placement, e.g. `actor: {gpus: 8}`; `rlsolve check` judges placements"}}
+		return s
+	}
+	if !knownNodes(o, cfg, inv, opt.Without) {
 		return s
 	}
 	// What the config places around the requirements must hold first.
@@ -76,6 +91,22 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	return s
 }
 
+// knownNodes refuses --without-node ranks the cluster does not have: a
+// mistyped rank would leave the failed node in.
+func knownNodes(o *Outcome, cfg *model.Config, inv *model.Inventory, without []int) bool {
+	n := len(inv.Nodes)
+	if cfg.NumNodes > 0 {
+		n = min(n, cfg.NumNodes)
+	}
+	for _, r := range without {
+		if r < 0 || r >= n {
+			o.Diagnostics.Errorf(model.CodeUnknownNode, cfg.NumNodesSpan, fmt.Sprintf("nodes 0-%d", n-1), "--without-node %d: the cluster has no node %d", r, r)
+			return false
+		}
+	}
+	return true
+}
+
 func hasRequirement(cfg *model.Config) bool {
 	for i := range cfg.Components {
 		if cfg.Components[i].Requirement != nil {
@@ -94,12 +125,7 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 	}
 	edits, err := render.WriteBack(data, cfg, solved)
 	if err == nil {
-		for _, e := range edits {
-			if e.Span.File != file {
-				err = fmt.Errorf("a requirement is in %s, not in %s: solve writes only the file it is given", e.Span.File, file)
-				break
-			}
-		}
+		err = onlyIn(file, edits)
 	}
 	var text []byte
 	if err == nil {
@@ -114,6 +140,7 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 		s.Outcome.internal(fmt.Errorf("writing the placements back: %v", err), cfg.ComponentsSpan)
 		return
 	}
+	opt.Overrides = settled(opt.Overrides, cfg)
 	s.Verified = CheckBytes(file, text, opt)
 	if s.Verified.Diagnostics.HasErrors() {
 		// Neither printed nor written: the text is not what solve promises.
@@ -122,6 +149,45 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 		return
 	}
 	s.Text, s.Edits = text, edits
+}
+
+// onlyIn refuses edits outside the file solve writes: a requirement from
+// a composed file or the command line.
+func onlyIn(file string, edits []model.Edit) error {
+	for _, e := range edits {
+		if e.Span.File != file {
+			return &render.WriteBackError{Span: e.Span, Msg: fmt.Sprintf("a requirement comes from %s, not from %s, the file solve writes; state it there", e.Span.File, file)}
+		}
+	}
+	return nil
+}
+
+// settled drops the overrides into requirements solve replaced: what they
+// said is in the placements now, and their keys are gone from the text.
+func settled(ovs grammar.Overrides, cfg *model.Config) grammar.Overrides {
+	out := grammar.Overrides{Text: ovs.Text}
+	for _, o := range ovs.List {
+		if !intoRequirement(o.Key, cfg) {
+			out.List = append(out.List, o)
+		}
+	}
+	return out
+}
+
+// intoRequirement reports whether an override's key is a requirement
+// entry of component_placement or lies under one.
+func intoRequirement(key string, cfg *model.Config) bool {
+	rest, ok := strings.CutPrefix(strings.TrimPrefix(key, "cluster."), "component_placement.")
+	if !ok {
+		return false
+	}
+	entry, _, _ := strings.Cut(rest, ".")
+	for _, e := range cfg.Components {
+		if e.Requirement != nil && slices.ContainsFunc(grammar.ParseNames(entry), func(n grammar.Name) bool { return slices.Contains(e.Names, n.Text) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // Document is the result as `solve --output json` prints it.

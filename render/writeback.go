@@ -79,7 +79,8 @@ func flowEdits(lines [][]byte, e *model.ComponentEntry, s model.Solved) ([]model
 }
 
 // groupText is a flow requirement's node_group as written, or the labels
-// where it is written elsewhere (an alias, a merge key) or tagged.
+// where it is written elsewhere (an alias, a merge key) or otherwise than
+// as the labels themselves.
 func groupText(lines [][]byte, e *model.ComponentEntry) (string, error) {
 	sp, r := e.NodeGroupSpan, e.Requirement.Span
 	if sp.File != r.File || sp.Line != r.Line || sp.Col < r.Col || sp.EndCol > r.EndCol {
@@ -90,7 +91,10 @@ func groupText(lines [][]byte, e *model.ComponentEntry) (string, error) {
 	case !ok || strings.HasPrefix(text, "&"):
 		// An anchor may be used elsewhere: it is not solve's to drop.
 		return "", &WriteBackError{Span: sp, Msg: fmt.Sprintf("%s's node_group carries a YAML anchor, which a rewrite of the whole mapping would lose; write the requirement over several lines", strings.Join(e.Names, ","))}
-	case strings.HasPrefix(text, "!"):
+	case strings.HasPrefix(text, "[") && strings.HasSuffix(text, "]"):
+		return text, nil // a list, as written
+	case strings.Trim(text, `"'`) != strings.Join(e.NodeGroups, ","):
+		// A tag, a null, an escape: what it stands for.
 		return labelsYAML(e.NodeGroups), nil
 	}
 	return text, nil

@@ -234,3 +234,12 @@ func TestSolveRefusesBeforePlacing(t *testing.T) {
 		}
 	}
 }
+
+// TestSolveLoneCR: a carriage return alone ends a line for YAML but not
+// for positions; solve refuses to edit such a file rather than guess.
+func TestSolveLoneCR(t *testing.T) {
+	s := solveOn8("c.yaml", []byte("cluster:\n  num_nodes: 1 # one\r  component_placement:\n    actor: {gpus: 8}\n"))
+	if s.Text != nil || s.Internal || len(s.Diagnostics) == 0 || !strings.Contains(s.Diagnostics[0].Summary, "carriage return alone") {
+		t.Fatalf("want RLS-E1102 about the lone CR, got %v\n%s", s.Diagnostics, s.Text)
+	}
+}

@@ -28,7 +28,7 @@ func (e *WriteBackError) Error() string { return e.Msg }
 // other requirement keys go (with their comments). A layout it cannot
 // edit that way is a *WriteBackError.
 func WriteBack(src []byte, cfg *model.Config, solved []model.Solved) ([]model.Edit, error) {
-	if i := bytes.IndexByte(bytes.ReplaceAll(src, []byte("\r\n"), nil), '\r'); i >= 0 && len(solved) > 0 {
+	if len(solved) > 0 && bytes.Contains(bytes.ReplaceAll(src, []byte("\r\n"), nil), []byte("\r")) {
 		// YAML breaks lines there too, and positions would not match.
 		return nil, &WriteBackError{Span: model.Span{File: cfg.ComponentsSpan.File}, Msg: "the file ends a line with a carriage return alone; solve edits files whose lines end in LF or CRLF"}
 	}

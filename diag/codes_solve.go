@@ -85,6 +85,33 @@ runner: {task_type: reasoning}
 `,
 	},
 	{
+		Code:  model.CodeUnknownNode,
+		Title: "an excluded node the cluster does not have",
+		Text: "--without-node names a node rank outside the cluster (num_nodes, or the inventory's nodes). A mistyped " +
+			"rank would leave the node meant in the placement, so solve places nothing; node ranks count from 0.",
+		Example: `# rlsolve solve example.yaml --gpus-per-node 8 --without-node 2
+cluster:
+  num_nodes: 2
+  component_placement:
+    actor: {gpus: 8}
+`,
+	},
+	{
+		Code:  model.CodeWriteBackLayout,
+		Title: "a requirement solve cannot replace where it is written",
+		Text: "Solve writes each placement where its requirement is, keeping every other byte. It refuses layouts " +
+			"where that cannot be done safely: two requirement keys on one line of a mapping written over several " +
+			"lines, a requirement from a composed file or the command line (state it in the file solve writes), one " +
+			"mapping shared by two components through a YAML alias, a file with lone CR line endings.",
+		Example: `# rlsolve solve example.yaml --gpus-per-node 8
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: &a {gpus: 4}
+    critic: *a
+`,
+	},
+	{
 		Code:  model.NoteSolveBound,
 		Title: "a placement not proven optimal",
 		Text: "The solver's time budget ended the search for a better placement. The placement written is valid " +

@@ -22,7 +22,10 @@ func isRequirement(es []yamlpos.Entry) bool {
 // requirement reads a component's requirement mapping (design.md, "Placing
 // (solve)"); ok is false when it cannot be used.
 func (d *doc) requirement(name string, v *yaml.Node, es []yamlpos.Entry) (*model.Requirement, bool) {
-	r := &model.Requirement{Span: d.Span(v), Flow: v.Style&yaml.FlowStyle != 0}
+	r := &model.Requirement{Span: d.Span(v)}
+	// A flow mapping's span covers it whole only on one line (else just
+	// its brace): only then can a write-back replace it whole.
+	r.Flow = v.Style&yaml.FlowStyle != 0 && r.Span.EndLine == r.Span.Line && r.Span.EndCol-r.Span.Col > 1
 	what := "the requirement of " + name
 	valid := append([]string{"node_group"}, model.RequirementKeys...)
 	if pe, has := yamlpos.Lookup(es, "placement"); has {
@@ -52,7 +55,7 @@ func (d *doc) requirementKey(r *model.Requirement, e yamlpos.Entry, name string)
 		f.Key = e.Key
 		return d.positiveIntAt(f, e.V, what)
 	case "with":
-		refs, ok := d.nameRefs(e.V, what)
+		refs, ok := d.nameRefs(d.TokenSpan(e.K), e.V, what)
 		if ok && len(refs) != 1 {
 			d.Errorf(model.CodeRequirementInvalid, d.Span(e.V), "one component", "%s names %d components; it shares the devices of exactly one", what, len(refs))
 			return false
@@ -62,15 +65,16 @@ func (d *doc) requirementKey(r *model.Requirement, e yamlpos.Entry, name string)
 		}
 		return ok
 	case "apart_from":
-		refs, ok := d.nameRefs(e.V, what)
+		refs, ok := d.nameRefs(d.TokenSpan(e.K), e.V, what)
 		r.ApartFrom = refs
 		return ok
 	}
 	return true // unknown keys are reported by checkFields
 }
 
-// nameRefs reads component names: one name, a comma string, or a YAML list.
-func (d *doc) nameRefs(n *yaml.Node, what string) ([]model.NameRef, bool) {
+// nameRefs reads component names: one name, a comma string, or a YAML
+// list; key is where the names are given.
+func (d *doc) nameRefs(key model.Span, n *yaml.Node, what string) ([]model.NameRef, bool) {
 	n = yamlpos.Deref(n)
 	items := []*yaml.Node{n}
 	if n.Kind == yaml.SequenceNode {
@@ -78,6 +82,11 @@ func (d *doc) nameRefs(n *yaml.Node, what string) ([]model.NameRef, bool) {
 	}
 	var refs []model.NameRef
 	for _, item := range items {
+		if item = yamlpos.Deref(item); item.Kind == yaml.ScalarNode && item.ShortTag() == "!!null" {
+			// A null may have no text to point at: the key is shown.
+			d.Errorf(model.CodeRequirementInvalid, key, "", "%s names no component (null)", what)
+			return nil, false
+		}
 		v, ok := d.Scalar(item, what)
 		if !ok {
 			return nil, false
@@ -133,13 +142,24 @@ func (d *doc) entrySpan(e yamlpos.Entry) model.Span {
 }
 
 // lastSpan is the span of a value's last token: the value itself for a
-// scalar or a one-line flow collection, else its last item's.
+// scalar or a one-line flow collection, else its last item's. A flow
+// collection over several lines ends after its last item, at a bracket
+// whose position is not known: the span then ends before it, and a
+// write-back must find only that bracket after it (it refuses then).
 func (d *doc) lastSpan(n *yaml.Node) model.Span {
-	if n.Kind == yaml.ScalarNode || n.Style&yaml.FlowStyle != 0 || len(n.Content) == 0 {
-		if n.Kind == yaml.ScalarNode {
-			return d.TokenSpan(n)
-		}
+	if n.Kind == yaml.ScalarNode && n.Value == "" && n.Style == 0 {
+		return model.Span{} // `key:` with no value: the entry is the key
+	}
+	if n.Kind == yaml.ScalarNode {
+		return d.TokenSpan(n)
+	}
+	if len(n.Content) == 0 {
 		return d.Span(n)
+	}
+	if n.Style&yaml.FlowStyle != 0 {
+		if s := d.Span(n); s.EndLine == s.Line && s.EndCol-s.Col > 1 {
+			return s
+		}
 	}
 	return d.lastSpan(yamlpos.Deref(n.Content[len(n.Content)-1]))
 }

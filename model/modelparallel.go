@@ -90,3 +90,19 @@ func ExtraEngine(name string) bool {
 func SharedInMultiAgent(name string) bool {
 	return slices.Contains([]string{"actor", "rollout", "reward", "inference"}, name)
 }
+
+// LCMCap is the least common multiple of positive a and b (the devices
+// that are whole groups of both sizes), or limit when that is larger.
+func LCMCap(a, b, limit int) int {
+	if a >= limit || b >= limit {
+		return limit
+	}
+	x, y := a, b
+	for y != 0 {
+		x, y = y, x%y
+	}
+	if a/x > limit/b {
+		return limit
+	}
+	return min(a/x*b, limit)
+}

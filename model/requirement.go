@@ -9,7 +9,9 @@ import (
 // solve` turns it into a placement (design.md, "Placing (solve)"). Every
 // key keeps its position: a conflict points at the keys that cause it.
 type Requirement struct {
-	// Span covers the whole mapping; Flow is true for `{gpus: 8, ...}`.
+	// Span is where the mapping is shown: a flow mapping on one line
+	// whole (then Flow is true: `{gpus: 8, ...}`), else its first key or
+	// its opening brace.
 	Span Span
 	Flow bool
 	// GPUs counts devices (robots, or nodes for groups without devices).

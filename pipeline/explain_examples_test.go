@@ -20,12 +20,13 @@ import (
 // direct library calls reach are listed, with why.
 func TestExplainExamplesTrigger(t *testing.T) {
 	elsewhere := map[string]string{
-		model.CodeFileRead:     "a file that cannot be read, not a config",
-		model.CodeSolverBudget: "needs a time budget too small for any example (pipeline tests set one)",
-		model.CodeInternal:     "a bug in rlsolve: no config triggers it by design",
-		model.NoteSearchPath:   "needs a folder of configs above the example; grammar's composition tests trigger it",
-		model.CodePlanDocument: "a plan document read back (plan --diff), not a config; render's reader tests trigger it",
-		model.NoteSolveBound:   "needs a search that time cuts short, which no example can promise; solver's tests trigger it with a tiny step budget",
+		model.CodeFileRead:      "a file that cannot be read, not a config",
+		model.CodeSolverBudget:  "needs a time budget too small for any example (pipeline tests set one)",
+		model.CodeInternal:      "a bug in rlsolve: no config triggers it by design",
+		model.NoteSearchPath:    "needs a folder of configs above the example; grammar's composition tests trigger it",
+		model.CodePlanDocument:  "a plan document read back (plan --diff), not a config; render's reader tests trigger it",
+		model.NoteSolveBound:    "needs a search that time cuts short, which no example can promise; solver's tests trigger it with a tiny step budget",
+		model.CodeSolvedRefused: "reached only when solve's model of a class lacks a rule check has; no known input does (the solve properties and FuzzSolve look for one)",
 	}
 	for _, e := range diag.Codes() {
 		if _, skip := elsewhere[e.Code]; skip {
@@ -89,7 +90,7 @@ func solveExample(example string) ([]string, bool) {
 }
 
 // solveOptions turns an example's flags (--gpus-per-node N,
-// --solver-budget D) into solve's options.
+// --solver-budget D, --without-node N) into solve's options.
 func solveOptions(t *testing.T, flags []string) pipeline.SolveOptions {
 	opt := pipeline.SolveOptions{Options: pipeline.Options{GPUsPerNode: -1}}
 	for i := 0; i+1 < len(flags); i += 2 {
@@ -106,8 +107,14 @@ func solveOptions(t *testing.T, flags []string) pipeline.SolveOptions {
 				t.Fatalf("example flag %s %s: %v", flags[i], flags[i+1], err)
 			}
 			opt.SolverBudget = d
+		case "--without-node":
+			n, err := strconv.Atoi(flags[i+1])
+			if err != nil {
+				t.Fatalf("example flag %s %s: %v", flags[i], flags[i+1], err)
+			}
+			opt.Without = append(opt.Without, n)
 		default:
-			t.Fatalf("example flag %s: only --gpus-per-node and --solver-budget are read", flags[i])
+			t.Fatalf("example flag %s: only --gpus-per-node, --solver-budget and --without-node are read", flags[i])
 		}
 	}
 	return opt

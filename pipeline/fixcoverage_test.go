@@ -87,7 +87,9 @@ var noFix = map[string]string{
 	model.CodeRequirementInvalid:  whyWhich + ": which of the requirement's keys is meant",
 	model.CodeRequirementConflict: whyWhich + ": which of the requirements is meant",
 	model.CodeSolvedRefused:       "the errors that come with it say what to change; solve's own placement is not the user's text",
+	model.CodeWriteBackLayout:     whyChoice + ": how to lay the requirement out again",
 	model.CodeUnplaceable:         "solve's, not check's: its fixes (a smaller count, another node group) are verified by solving again and tested in solver",
+	model.CodeUnknownNode:         "a command-line flag, not the config, is wrong",
 }
 
 // slimeFixInputs exercise the slime rules' fixes, which need flags and an

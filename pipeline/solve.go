@@ -1,9 +1,13 @@
 package pipeline
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
+	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/internal/textedit"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/render"
@@ -30,12 +34,21 @@ type Solved struct {
 	*Outcome
 	Placement *solver.Placement
 	// Text is the config with every requirement replaced by its placement
-	// (nil when nothing was placed).
+	// (nil when nothing was placed, or the result did not check).
 	Text []byte
 	// Edits are the changes from the input to Text.
 	Edits []model.Edit
 	// Verified is the ordinary check of Text.
 	Verified *Outcome
+}
+
+// SolveFile solves one file ("-": standard input).
+func SolveFile(file string, opt SolveOptions) *Solved {
+	file, data, bad := readInput(file, opt.Options)
+	if bad != nil {
+		return &Solved{Outcome: bad}
+	}
+	return Solve(file, data, opt)
 }
 
 // Solve places a config's requirements, writes the placements into it and
@@ -46,6 +59,9 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	s := &Solved{Outcome: o}
 	defer o.finish(file, data, opt.Options)
 	if inv == nil || o.Diagnostics.HasErrors() {
+		return s
+	}
+	if !knownNodes(o, cfg, inv, opt.Without) {
 		return s
 	}
 	// What the config places around the requirements must hold first.
@@ -76,6 +92,22 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	return s
 }
 
+// knownNodes refuses --without-node ranks the cluster does not have: a
+// mistyped rank would leave the failed node in.
+func knownNodes(o *Outcome, cfg *model.Config, inv *model.Inventory, without []int) bool {
+	n := len(inv.Nodes)
+	if cfg.NumNodes > 0 {
+		n = min(n, cfg.NumNodes)
+	}
+	for _, r := range without {
+		if r < 0 || r >= n {
+			o.Diagnostics.Errorf(model.CodeUnknownNode, cfg.NumNodesSpan, fmt.Sprintf("nodes 0-%d", n-1), "--without-node %d: the cluster has no node %d", r, r)
+			return false
+		}
+	}
+	return true
+}
+
 // writeBack writes the placements into the input and checks the result:
 // a placement solve found that check refuses is a bug in rlsolve.
 func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Options) {
@@ -85,29 +117,30 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 	}
 	edits, err := render.WriteBack(data, cfg, solved)
 	if err == nil {
-		for _, e := range edits {
-			if e.Span.File != file {
-				err = fmt.Errorf("a requirement is in %s, not in %s: solve writes only the file it is given", e.Span.File, file)
-				break
-			}
-		}
+		err = onlyIn(file, edits)
 	}
+	var text []byte
 	if err == nil {
-		s.Text, err = textedit.Apply(data, edits)
+		text, err = textedit.Apply(data, edits)
 	}
-	if err != nil {
+	var layout *render.WriteBackError
+	switch {
+	case errors.As(err, &layout):
+		s.Outcome.Diagnostics.Errorf(model.CodeWriteBackLayout, layout.Span, "", "%s", layout.Msg)
+		return
+	case err != nil:
 		s.Outcome.internalWhy(fmt.Errorf("writing the placements back: %v", err), cfg.ComponentsSpan,
 			"solve found placements but could not write them into the file. Please report it with this input.")
-		s.Text = nil
 		return
 	}
-	s.Edits = edits
+	opt.Overrides = settled(opt.Overrides, cfg)
 	// The result is checked as a file of its own, so that code frames of
 	// what check says show the text solve wrote.
 	solvedName := file + " (solved)"
-	s.Verified = CheckBytes(solvedName, s.Text, opt)
-	s.Outcome.Sources[solvedName] = s.Text
+	s.Verified = CheckBytes(solvedName, text, opt)
+	s.Outcome.Sources[solvedName] = text
 	if s.Verified.Failed() {
+		// Neither printed nor written: the text is not what solve promises.
 		for _, d := range s.Verified.Diagnostics {
 			if d.Severity == model.SeverityError {
 				s.Outcome.Diagnostics = append(s.Outcome.Diagnostics, d)
@@ -115,8 +148,48 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 		}
 		s.Outcome.Diagnostics.Errorf(model.CodeSolvedRefused, cfg.ComponentsSpan, "", "check refuses the file with the placements solve chose (shown as %s)", solvedName).Why =
 			"Some of RLinf's rules can only be judged once every component has its devices (a model-parallel run's components, its modes); check's errors on the solved file are listed with this one. If a placement that check accepts exists, this is a bug in rlsolve: please report it with this input."
-		s.Text = nil
+		return
 	}
+	s.Text, s.Edits = text, edits
+}
+
+// onlyIn refuses edits outside the file solve writes: a requirement from
+// a composed file or the command line.
+func onlyIn(file string, edits []model.Edit) error {
+	for _, e := range edits {
+		if e.Span.File != file {
+			return &render.WriteBackError{Span: e.Span, Msg: fmt.Sprintf("a requirement comes from %s, not from %s, the file solve writes; state it there", e.Span.File, file)}
+		}
+	}
+	return nil
+}
+
+// settled drops the overrides into requirements solve replaced: what they
+// said is in the placements now, and their keys are gone from the text.
+func settled(ovs grammar.Overrides, cfg *model.Config) grammar.Overrides {
+	out := grammar.Overrides{Text: ovs.Text}
+	for _, o := range ovs.List {
+		if !intoRequirement(o.Key, cfg) {
+			out.List = append(out.List, o)
+		}
+	}
+	return out
+}
+
+// intoRequirement reports whether an override's key is a requirement
+// entry of component_placement or lies under one.
+func intoRequirement(key string, cfg *model.Config) bool {
+	rest, ok := strings.CutPrefix(strings.TrimPrefix(key, "cluster."), "component_placement.")
+	if !ok {
+		return false
+	}
+	entry, _, _ := strings.Cut(rest, ".")
+	for _, e := range cfg.Components {
+		if e.Requirement != nil && slices.ContainsFunc(grammar.ParseNames(entry), func(n grammar.Name) bool { return slices.Contains(e.Names, n.Text) }) {
+			return true
+		}
+	}
+	return false
 }
 
 // Document is the result as `solve --output json` prints it.

@@ -26,7 +26,11 @@ func (b *builder) needsSolve() {
 		return
 	}
 	file := first.Requirement.Span.File
+	summary := "%s states what it needs, not where it goes; run `rlsolve solve %s` to place it"
+	if len(names) > 1 {
+		summary = "%s state what they need, not where they go; run `rlsolve solve %s` to place them"
+	}
 	b.always(ruleNeedsSolve, &Violation{Code: model.CodeNeedsSolve, Else: first.Requirement.Span, ElseLabel: "a requirement, not a placement",
-		Summary: fmt.Sprintf("%s states what it needs, not where it goes; run `rlsolve solve %s` to place it", strings.Join(names, ", "), file),
+		Summary: fmt.Sprintf(summary, strings.Join(names, ", "), file),
 		Why:     "check and plan judge placement strings as RLinf reads them; RLinf cannot read a requirement. solve chooses the devices and writes the placement strings."})
 }

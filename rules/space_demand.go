@@ -21,6 +21,12 @@ func (s *Space) demand(ei int) *Demand {
 		d.GroupFact = s.fact(Fact{Kind: FactNodeGroup, Entry: ei, Span: e.NodeGroupSpan,
 			What: fmt.Sprintf("%s is placed on node group %s", d.Name, strings.Join(e.NodeGroups, ","))})
 	}
+	if s.mpClass() && len(e.NodeGroups) > 0 && !slices.Equal(e.NodeGroups, []string{"cluster"}) && slices.ContainsFunc(e.Names, isMP) {
+		// RLinf places these on the default group whatever node_group says
+		// (semantics §5.2 step 7): no placement keeps the requirement.
+		s.errorf(e.NodeGroupSpan, "%s: %s ignores node_group and places on the whole cluster, so no placement keeps %s on %s; drop node_group", d.Name, s.Class.RLinfClass(), d.Name, strings.Join(e.NodeGroups, ","))
+		return d
+	}
 	res, missing := s.view.Resolve(e.NodeGroups)
 	if res == nil {
 		s.unknownGroup(e, missing)
@@ -50,7 +56,7 @@ func (s *Space) counts(d *Demand, r *model.Requirement) {
 	} else {
 		d.Unit = s.defaultUnit(d)
 	}
-	d.PerDevice = s.mpClass() && slices.Contains(model.MPComponents, d.Name)
+	d.PerDevice = s.mpClass() && slices.ContainsFunc(s.cfg.Components[d.Entry].Names, isMP)
 	d.Global = d.PerDevice
 	g, p := r.GPUs, r.Processes
 	switch {
@@ -61,6 +67,7 @@ func (s *Space) counts(d *Demand, r *model.Requirement) {
 		d.CountFact = s.countFact(d, r.Nodes, "%s needs %d whole nodes")
 		if p.Set {
 			d.Procs = p.Value
+			s.wholeProcesses(d, r)
 		}
 	case g.Set && p.Set:
 		s.gpusAndProcesses(d, r)
@@ -85,6 +92,29 @@ func (s *Space) counts(d *Demand, r *model.Requirement) {
 	}
 	if d.Unit > 1 && d.Whole == 0 {
 		d.Blocks = s.splitIslands(d.Blocks)
+	}
+}
+
+// wholeProcesses refuses processes that whole nodes cannot share evenly:
+// the same number on each node, whole devices per process or whole
+// processes per device, on nodes of one size (the placement string gives
+// each run of devices its share of the processes).
+func (s *Space) wholeProcesses(d *Demand, r *model.Requirement) {
+	p, n := r.Processes.Value, r.Nodes.Value
+	if p%n != 0 {
+		s.conflict(r.Processes.Span, r.Nodes.Span, "%s: %d processes cannot be spread evenly over %d nodes", d.Name, p, n)
+		return
+	}
+	per, sizes := p/n, map[int]bool{}
+	for _, b := range d.Blocks {
+		sizes[b.Cap] = true
+		if b.Cap%per != 0 && per%b.Cap != 0 {
+			s.conflict(r.Processes.Span, r.Nodes.Span, "%s: %d processes a node cannot be spread evenly over node %d's %d %s", d.Name, per, b.Node, b.Cap, model.HardwareUnit(d.Type))
+			return
+		}
+	}
+	if len(sizes) > 1 {
+		s.errorf(r.Nodes.Span, "%s: nodes with processes need nodes of one size, but its node group has nodes of %d sizes; give gpus instead", d.Name, len(sizes))
 	}
 }
 
@@ -127,13 +157,27 @@ func (s *Space) nodesFor(d *Demand, procs int) int {
 }
 
 // defaultUnit is a component's TP (or engine) size where its class defines
-// one, else 1; a collocated rollout's is set once relations are known.
+// one, else 1 (for an entry of several components, a multiple of each
+// one's); a collocated rollout's is set once relations are known.
 func (s *Space) defaultUnit(d *Demand) int {
-	mp := &s.cfg.ModelParallel
 	if !s.mpClass() {
 		return 1
 	}
-	switch d.Name {
+	u := 1
+	for _, n := range s.cfg.Components[d.Entry].Names {
+		u = model.LCMCap(u, s.tpSize(n), maxUnit)
+	}
+	return u
+}
+
+// maxUnit bounds a unit built of TP sizes: more devices than any cluster
+// has, so the arithmetic stays in range.
+const maxUnit = 1 << 30
+
+// tpSize is the devices of one process of a model-parallel component.
+func (s *Space) tpSize(name string) int {
+	mp := &s.cfg.ModelParallel
+	switch name {
 	case "actor":
 		return max(1, mp.ActorTP.Value)
 	case "rollout":
@@ -143,6 +187,13 @@ func (s *Space) defaultUnit(d *Demand) int {
 	}
 	return 1
 }
+
+// names reports whether demand d's entry names component n.
+func (s *Space) names(d *Demand, n string) bool {
+	return slices.Contains(s.cfg.Components[d.Entry].Names, n)
+}
+
+func isMP(name string) bool { return slices.Contains(model.MPComponents, name) }
 
 func (s *Space) mpClass() bool {
 	return s.Class != model.ClassHybrid && s.Class != model.ClassBase && s.Class != ""
@@ -217,9 +268,8 @@ func (s *Space) checkWith() {
 				s.conflict(s.Facts[d.ApartFacts[j]].Span, s.Facts[d.WithFact].Span, "%s both shares devices with %s and is apart from %s", d.Name, rd.Name, s.Demands[j].Name)
 			}
 		}
-		if s.mpClass() && d.Name == "rollout" && rd.Name == "actor" && !s.cfg.Components[d.Entry].Requirement.GPUsPerProcess.Set {
-			mp := &s.cfg.ModelParallel
-			d.Unit = max(d.Unit, max(1, mp.ActorTP.Value))
+		if s.mpClass() && s.names(d, "rollout") && s.names(rd, "actor") && !s.cfg.Components[d.Entry].Requirement.GPUsPerProcess.Set {
+			d.Unit = model.LCMCap(d.Unit, s.tpSize("actor"), maxUnit)
 		}
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
 	"github.com/rlsolve/rlsolve/schema"
 	"github.com/santhosh-tekuri/jsonschema/v6"
 	"go.yaml.in/yaml/v3"
@@ -343,5 +344,64 @@ func TestKeysMatchGrammar(t *testing.T) {
 	enum := defs["clusterHardware"].(map[string]any)["properties"].(map[string]any)["type"].(map[string]any)["enum"].([]any)
 	if fmt.Sprint(enum) != fmt.Sprint(model.RobotTypes) {
 		t.Errorf("hardware types: schema %v, rlsolve %v", enum, model.RobotTypes)
+	}
+}
+
+// TestRequirements: the requirement mappings `rlsolve solve` reads (the
+// issue's and design.md's, in flow and block style) validate; a mapping
+// with a misspelt key, a count of zero, both a placement and requirement
+// keys, or nothing a requirement needs does not, and rlsolve reports each.
+func TestRequirements(t *testing.T) {
+	cluster := compile(t, "cluster")
+	cp := func(s string) string {
+		return "cluster:\n  num_nodes: 6\n  node_groups:\n    - {label: a800, node_ranks: 0-1}\n  component_placement:\n" + s
+	}
+	for name, src := range map[string]string{
+		"the issue's": cp(`    actor:     {gpus: 16, node_group: a800}
+    reward:    {with: actor}
+    rollout:   {gpus: 8, node_group: "4090", gpus_per_process: 2}
+    inference: {gpus: 4, apart_from: [actor, rollout]}
+    env:       {node_group: franka, processes: 2}
+    agent:     {node_group: node, processes: 50}
+`),
+		"block style":           cp("    actor:\n      nodes: 2\n      processes: 4\n      node_group: [a800]\n    critic:\n      gpus: 2\n      apart_from:\n        - actor\n"),
+		"with a one-name list":  cp("    actor: {gpus: 8}\n    reward: {with: [actor]}\n"),
+		"apart_from as a name":  cp("    actor: {gpus: 8}\n    critic: {gpus: 2, apart_from: \"actor\"}\n"),
+		"mixed with placements": cp("    actor: 0-7\n    rollout: {node_group: a800, placement: 8-15}\n    reward: {with: actor}\n"),
+	} {
+		if err := cluster.Validate(toJSON(t, []byte(src))); err != nil {
+			t.Errorf("%s: rejected:\n%v", name, err)
+		}
+	}
+	for name, src := range map[string]string{
+		"misspelt key":            cp("    actor: {gpus: 8, gpuz: 1}\n"),
+		"zero gpus":               cp("    actor: {gpus: 0}\n"),
+		"placement and gpus":      cp("    actor: {gpus: 8, placement: 0-7}\n"),
+		"with two components":     cp("    actor: {gpus: 8}\n    critic: {gpus: 2}\n    reward: {with: [actor, critic]}\n"),
+		"apart_from alone":        cp("    actor: {gpus: 8}\n    critic: {apart_from: actor}\n"),
+		"gpus_per_process a word": cp("    actor: {gpus: 8, gpus_per_process: two}\n"),
+	} {
+		if err := cluster.Validate(toJSON(t, []byte(src))); err == nil {
+			t.Errorf("%s: the schema accepts it", name)
+		}
+		cfg, ds := grammar.LoadConfig("c.yaml", []byte(src), grammar.DefaultLimits)
+		if ds.HasErrors() {
+			continue
+		}
+		// What the grammar reads, solve refuses before placing.
+		inv := &model.Inventory{}
+		for i := 0; i < 6; i++ {
+			inv.Nodes = append(inv.Nodes, model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: 8})
+		}
+		if sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid}); !sp.Diagnostics.HasErrors() {
+			t.Errorf("%s: the schema rejects it but rlsolve reports nothing: the two disagree", name)
+		}
+	}
+	// The requirement's keys are those grammar accepts there.
+	def := definitions(t)["clusterRequirement"].(map[string]any)
+	got := propertyNames(t, def)
+	want := grammarKeys(t, cp("    actor: {gpus: 8, zzz: 1}\n"), false)
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("clusterRequirement: the schema has keys %v, grammar accepts %v", got, want)
 	}
 }

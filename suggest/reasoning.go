@@ -145,8 +145,8 @@ func newRModel(in *Reasoning, cl *Cluster) (*rmodel, error) {
 	// Units larger than N never fit; capping them keeps the arithmetic
 	// in range for any input.
 	m.uR = min(rmp, N+1)
-	m.uA = lcmCap(m.mpA, amp, N+1)
-	m.uI = lcmCap(m.mpI, in.InferenceTP*in.InferencePP, N+1)
+	m.uA = model.LCMCap(m.mpA, amp, N+1)
+	m.uI = model.LCMCap(m.mpI, in.InferenceTP*in.InferencePP, N+1)
 	m.tpCompat = in.ActorTP <= in.RolloutTP || in.ActorTP%in.RolloutTP == 0
 	stride := 1
 	if in.ActorTP > in.RolloutTP && m.tpCompat {
@@ -161,25 +161,6 @@ func newRModel(in *Reasoning, cl *Cluster) (*rmodel, error) {
 		m.infer = megatronTable(N, m.wI, m.mpI, in.InferenceCost/m.R, R, gs, nmb)
 	}
 	return m, nil
-}
-
-func gcd(a, b int) int {
-	for b != 0 {
-		a, b = b, a%b
-	}
-	return a
-}
-
-// lcmCap is lcm(a, b), or limit when that is larger.
-func lcmCap(a, b, limit int) int {
-	if a >= limit || b >= limit {
-		return limit
-	}
-	x := a / gcd(a, b)
-	if x > limit/b {
-		return limit
-	}
-	return min(x*b, limit)
 }
 
 // megatronTable is §1.3's table for actor and inference: valid counts are

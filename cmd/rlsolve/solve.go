@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
-	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/internal/textedit"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
@@ -70,8 +69,8 @@ count, another node group) that solving again confirmed.`,
 		Example: `  rlsolve solve train.yaml --inventory cluster.yaml
   rlsolve solve train.yaml --inventory cluster.yaml --write
   rlsolve solve train.yaml --gpus-per-node 8 --objective spread --output json
-  rlsolve plan train.yaml --output json > plan.json
-  rlsolve solve train.yaml --from plan.json --without-node 3 --write`,
+  rlsolve solve train.yaml --inventory cluster.yaml --output plan > plan.json
+  rlsolve solve train.yaml --inventory cluster.yaml --from plan.json --without-node 3`,
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSolve(cmd, f, args)
@@ -180,11 +179,10 @@ func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
 		}
 		opt.Previous = pipeline.PreviousWorkers(prev)
 	}
-	data, d := grammar.ReadFile(file, opt.Limits)
-	if d != nil {
-		return reportOutcome(&pipeline.Outcome{File: file, Diagnostics: model.Diagnostics{*d}, IOError: true}, f.in.sources())
+	if f.write && file == "-" {
+		return usageErrorf("--write writes the config FILE: it cannot write standard input")
 	}
-	s := pipeline.Solve(file, data, opt)
+	s := pipeline.SolveFile(file, opt)
 	if f.stats && s.Placement != nil {
 		st := s.Placement.Stats
 		fmt.Fprintf(os.Stderr, "solve: %d variables, %d clauses, %d solver calls, %v (objective %s, value %d)\n",

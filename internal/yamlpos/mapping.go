@@ -23,7 +23,12 @@ type Entry struct {
 
 // Mapping returns the pairs of a mapping node and reports duplicate keys
 // (PyYAML under OmegaConf rejects them; yaml.v3 silently keeps both).
-func (d *Doc) Mapping(n *yaml.Node) []Entry {
+func (d *Doc) Mapping(n *yaml.Node) []Entry { return d.mapping(n, nil) }
+
+// mapping reads n's pairs; merging holds the mappings whose merge keys are
+// being read, so that a mapping merged into itself ends (PyYAML refuses
+// such a recursive mapping).
+func (d *Doc) mapping(n *yaml.Node, merging map[*yaml.Node]bool) []Entry {
 	n = Deref(n)
 	if n == nil || n.Kind != yaml.MappingNode {
 		return nil
@@ -53,9 +58,25 @@ func (d *Doc) Mapping(n *yaml.Node) []Entry {
 	}
 	// `<<: *base` merges the aliased mappings' keys; keys written in this
 	// mapping win, as in PyYAML, and are no duplicates of merged ones.
+	if len(merges) == 0 {
+		return out
+	}
+	if merging == nil {
+		merging = map[*yaml.Node]bool{}
+	}
+	merging[n] = true
+	defer delete(merging, n)
 	for _, v := range merges {
 		for _, src := range mergeSources(v) {
-			for _, e := range d.Mapping(src) {
+			if merging[src] {
+				if !d.reported[v] {
+					d.reported[v] = true
+					d.Errorf(model.CodeYAMLSyntax, d.Span(v), "merges a mapping it is part of", "`<<` merges a mapping into itself").Why =
+						"RLinf's YAML loader (PyYAML) cannot build a recursive mapping."
+				}
+				continue
+			}
+			for _, e := range d.mapping(src, merging) {
 				if _, set := seen[e.Key]; !set {
 					seen[e.Key] = e.K
 					out = append(out, e)

@@ -287,3 +287,20 @@ func TestOneDocument(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeIntoItself: a mapping that merges itself (directly or through
+// a mapping it merges) is read once and reported, not recursed into
+// forever; a mapping merged twice side by side is no cycle.
+func TestMergeIntoItself(t *testing.T) {
+	for src, want := range map[string]int{
+		"a: &a {<<: *a, x: 1}\n":                     1,
+		"b: &b {y: 2}\na: &a {<<: [*b, *a], x: 1}\n": 1,
+		"b: &b {y: 2}\na: {<<: [*b, *b], x: 1}\n":    0,
+	} {
+		d := parse(t, src)
+		es := d.Mapping(d.Path("a"))
+		if got := strings.Count(fmt.Sprint(codes(d.Diags)), "RLS-E0101"); got != want || len(es) == 0 || es[0].Key != "x" {
+			t.Errorf("%q: %d errors %v, entries %v; want %d errors and x first", src, got, d.Diags, es, want)
+		}
+	}
+}

@@ -1,0 +1,246 @@
+package pipeline_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
+)
+
+// solveOn8 solves a config on an assumed cluster of 8-GPU nodes.
+func solveOn8(file string, data []byte) *pipeline.Solved {
+	return pipeline.Solve(file, data, pipeline.SolveOptions{Options: pipeline.Options{GPUsPerNode: 8}})
+}
+
+// TestSolveWriteBack solves each testdata/solve/NAME.yaml on 8-GPU nodes
+// and compares the config written back with NAME.want.yaml (-update
+// rewrites them; read the diff). Beside the golden it requires what the
+// write-back promises whatever the case: the result checks; every input
+// line that holds no requirement key is in the output, in order, byte for
+// byte, and every other output line is a placement or node_group written;
+// a comment on a line solve rewrites stays; and the same input with CRLF
+// line endings gives the same output with CRLF.
+func TestSolveWriteBack(t *testing.T) {
+	inputs, err := filepath.Glob(filepath.Join("testdata", "solve", "*.yaml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, in := range inputs {
+		if strings.HasSuffix(in, ".want.yaml") {
+			continue
+		}
+		n++
+		t.Run(filepath.Base(in), func(t *testing.T) {
+			data, err := os.ReadFile(in)
+			if err != nil {
+				t.Fatal(err)
+			}
+			s := solveOn8("config.yaml", data)
+			if s.Text == nil {
+				t.Fatalf("nothing placed: %v", s.Diagnostics)
+			}
+			if s.Verified.Diagnostics.HasErrors() {
+				t.Fatalf("the result does not check: %v", s.Verified.Diagnostics)
+			}
+			compareGolden(t, strings.TrimSuffix(in, ".yaml")+".want.yaml", s.Text)
+			keptInOrder(t, data, s)
+
+			crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
+			c := solveOn8("config.yaml", crlf)
+			if want := bytes.ReplaceAll(s.Text, []byte("\n"), []byte("\r\n")); !bytes.Equal(c.Text, want) {
+				t.Errorf("with CRLF line endings:\n%q\nwant\n%q", c.Text, want)
+			}
+		})
+	}
+	if n < 3 {
+		t.Fatalf("only %d cases under testdata/solve", n)
+	}
+}
+
+// keptInOrder diffs the input and the output line by line: the lines
+// that state no requirement key must all be in the output, in order,
+// unchanged; the output may add only placement and node_group lines; a
+// comment on a rewritten line (not a dropped one) is kept.
+func keptInOrder(t *testing.T, in []byte, s *pipeline.Solved) {
+	t.Helper()
+	rewritten, dropped := requirementLines(s.Config)
+	inLines := strings.Split(string(in), "\n")
+	var kept []string
+	for i, l := range inLines {
+		switch {
+		case rewritten[i+1]:
+			if c := strings.Index(l, " #"); c >= 0 && !bytes.Contains(s.Text, []byte(l[c:])) {
+				t.Errorf("line %d's comment %q is lost", i+1, l[c:])
+			}
+		case !dropped[i+1]:
+			kept = append(kept, l)
+		}
+	}
+	next := 0
+	for _, l := range strings.Split(string(s.Text), "\n") {
+		switch {
+		case next < len(kept) && l == kept[next]:
+			next++
+		case strings.Contains(l, "placement: \"") || strings.Contains(l, "node_group: "):
+		default:
+			t.Errorf("output line %q is neither kept from the input nor a placement written", l)
+		}
+	}
+	if next < len(kept) {
+		t.Errorf("input line %q is missing from the output (or out of order)", kept[next])
+	}
+}
+
+// requirementLines are the lines (from 1) that hold requirement keys, as
+// the grammar read them: those solve rewrites in place (a one-line flow
+// mapping, a first key's last line) and those whose keys it drops.
+func requirementLines(cfg *model.Config) (rewritten, dropped map[int]bool) {
+	rewritten, dropped = map[int]bool{}, map[int]bool{}
+	for _, e := range cfg.Components {
+		r := e.Requirement
+		switch {
+		case r == nil:
+		case r.Flow:
+			rewritten[r.Span.Line] = true
+		default:
+			for i, k := range r.Keys {
+				for l := k.Full.Line; l <= k.Full.EndLine; l++ {
+					if i == 0 {
+						rewritten[l] = true
+					} else {
+						dropped[l] = true
+					}
+				}
+			}
+		}
+	}
+	return rewritten, dropped
+}
+
+// TestSolveRefusesLayouts: layouts solve cannot edit in place are refused
+// with RLS-E1107 at the key concerned, and nothing is printed or written;
+// RLinf facts that no placement can keep (a node_group model-parallel
+// placement ignores) with RLS-E1104.
+func TestSolveRefusesLayouts(t *testing.T) {
+	const head = "cluster:\n  num_nodes: 4\n  node_groups:\n    - {label: a800, node_ranks: 0-1}\n  component_placement:\n"
+	for _, c := range []struct {
+		name, placement string
+		line, col       int
+		says            string
+		code            string
+	}{
+		{"two keys on a line of a flow mapping over lines", "    actor: {gpus: 16, processes: 16,\n            node_group: a800}\n", 6, 23, "actor.processes shares a line with other keys", model.CodeWriteBackLayout},
+		{"a dropped key before the closing brace", "    actor: {node_group: a800,\n            gpus: 16,\n            processes: 16}\n", 8, 13, "actor.processes is followed by more than a comment", model.CodeWriteBackLayout},
+		{"a flow list over lines, dropped", "    actor:\n      gpus: 16\n      apart_from: [\n        x]\n    x: {gpus: 1}\n", 8, 7, "actor.apart_from is followed by more than a comment", model.CodeWriteBackLayout},
+		{"a flow list over lines, replaced", "    actor:\n      apart_from: [\n        x]\n      gpus: 16\n    x: {gpus: 1}\n", 7, 7, "actor.apart_from is followed by more than a comment", model.CodeWriteBackLayout},
+		{"one mapping for two components", "    actor: &a {gpus: 8}\n    x: *a\n", 7, 5, "x's requirement is the mapping of actor (a YAML alias)", model.CodeWriteBackLayout},
+		{"an anchor on a one-line node_group", "    actor: {gpus: 8, node_group: &g a800}\n    x: {gpus: 2, node_group: *g}\n", 6, 34, "actor's node_group carries a YAML anchor", model.CodeWriteBackLayout},
+		{"model-parallel ignores node_group", "    actor: {gpus: 8, node_group: a800}\n    rollout: {with: actor}\n    reward: {with: actor}\nrunner:\n  task_type: reasoning\n", 6, 34, "ModelParallelComponentPlacement ignores node_group", model.CodeRequirementConflict},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := solveOn8("c.yaml", []byte(head+c.placement))
+			if s.Text != nil {
+				t.Fatalf("written anyway:\n%s", s.Text)
+			}
+			var got *model.Diagnostic
+			for i := range s.Diagnostics {
+				if d := &s.Diagnostics[i]; d.Severity == model.SeverityError && got == nil {
+					got = d
+				}
+			}
+			if got == nil || got.Code != c.code || !strings.Contains(got.Summary, c.says) {
+				t.Fatalf("want %s saying %q, got %v", c.code, c.says, s.Diagnostics)
+			}
+			if got.Primary.Line != c.line || got.Primary.Col != c.col {
+				t.Errorf("at %d:%d, want %d:%d", got.Primary.Line, got.Primary.Col, c.line, c.col)
+			}
+		})
+	}
+}
+
+// TestSolveUnitsOfSeveralNames: an entry naming two model-parallel
+// components takes devices in whole processes of both TP sizes.
+func TestSolveUnitsOfSeveralNames(t *testing.T) {
+	src := "cluster:\n  num_nodes: 2\n  component_placement:\n    actor,rollout: {gpus: %d}\n    reward: {gpus: 2}\n" +
+		"runner:\n  task_type: reasoning\nactor:\n  model:\n    tensor_model_parallel_size: 4\nrollout:\n  tensor_parallel_size: 2\n"
+	s := solveOn8("c.yaml", []byte(strings.Replace(src, "%d", "6", 1)))
+	if s.Text != nil || len(s.Diagnostics) == 0 || s.Diagnostics[0].Code != model.CodeRequirementConflict || !strings.Contains(s.Diagnostics[0].Summary, "whole processes of 4") {
+		t.Errorf("6 GPUs for actor TP 4: want RLS-E1104 (whole processes of 4), got %v", s.Diagnostics)
+	}
+	s = solveOn8("c.yaml", []byte(strings.Replace(src, "%d", "12", 1)))
+	if s.Text == nil || s.Verified.Diagnostics.HasErrors() {
+		t.Fatalf("12 GPUs: want a placement check accepts, got %v", s.Diagnostics)
+	}
+	if !bytes.Contains(s.Text, []byte(`actor,rollout: {placement: "0-11"}`)) {
+		t.Errorf("12 GPUs: got\n%s", s.Text)
+	}
+}
+
+// TestSolveLastLine: a key dropped from the file's last line, which has
+// no line ending, goes with the line ending before it.
+func TestSolveLastLine(t *testing.T) {
+	for _, eol := range []string{"\n", "\r\n"} {
+		in := strings.ReplaceAll("cluster:\n  num_nodes: 1\n  component_placement:\n    actor:\n      gpus: 4 # four\n      processes: 2", "\n", eol)
+		want := strings.ReplaceAll("cluster:\n  num_nodes: 1\n  component_placement:\n    actor:\n      placement: \"0-3:0-1\" # four", "\n", eol)
+		if s := solveOn8("c.yaml", []byte(in)); string(s.Text) != want {
+			t.Errorf("%q:\n%q\nwant\n%q (%v)", eol, s.Text, want, s.Diagnostics)
+		}
+	}
+}
+
+// TestSolveRefusesBeforePlacing: what no choice of devices can make valid
+// (RLinf's assertions about the components a model-parallel config names,
+// processes whole nodes cannot share) is refused before placing, with the
+// code check gives, not placed and then refused by the verifying check.
+func TestSolveRefusesBeforePlacing(t *testing.T) {
+	const mp = "runner:\n  task_type: reasoning\nactor:\n  model:\n    tensor_model_parallel_size: 2\nrollout:\n  tensor_parallel_size: 2\n"
+	head := func(n int) string {
+		return "cluster:\n  num_nodes: " + strconv.Itoa(n) + "\n  component_placement:\n"
+	}
+	for _, c := range []struct {
+		name, src, code, says string
+	}{
+		{"no actor", head(1) + "    reward: {gpus: 1}\n" + mp, model.CodeMPMissing, "needs a `actor` component"},
+		{"inference beside a collocated rollout", head(2) + "    actor: {gpus: 8}\n    rollout: {with: actor}\n    reward: {with: actor}\n    inference: {gpus: 2}\n" + mp, model.CodeMPCollocatedExtra, "refuses inference GPUs"},
+		{"inference beside a rollout with a placed actor", head(2) + "    actor: 0-7\n    rollout: {with: actor}\n    reward: 8\n    critic_inference: {gpus: 2}\n" + mp, model.CodeMPCollocatedExtra, "refuses critic_inference GPUs"},
+		{"inference without recompute_logprobs", head(2) + "    actor: {gpus: 4}\n    rollout: {gpus: 4}\n    reward: {with: actor}\n    inference: {gpus: 2}\n" + mp + "algorithm:\n  recompute_logprobs: false\n", model.CodeMPRecompute, "disables inference"},
+		{"AUTO mode", head(2) + "    actor: {gpus: 4}\n    rollout: {gpus: 4}\n    reward: {gpus: 2}\n  auto_scheduler: true\n" + mp, model.CodeRequirementConflict, "does not place AUTO mode"},
+		{"a multi-agent run", head(2) + "    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: {gpus: 2}\n" + mp, model.CodeRequirementConflict, "does not place the components of a multi-agent run"},
+		{"processes uneven over nodes", head(2) + "    actor:\n      nodes: 2\n      processes: 3\n", model.CodeRequirementConflict, "3 processes cannot be spread evenly over 2 nodes"},
+		{"processes uneven over a node's GPUs", head(2) + "    actor:\n      nodes: 2\n      processes: 6\n", model.CodeRequirementConflict, "3 processes a node cannot be spread evenly over node 0's 8 GPUs"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := solveOn8("c.yaml", []byte(c.src))
+			if s.Text != nil || s.Internal {
+				t.Fatalf("placed or internal: %v\n%s", s.Diagnostics, s.Text)
+			}
+			if len(s.Diagnostics) == 0 || s.Diagnostics[0].Code != c.code || !strings.Contains(s.Diagnostics[0].Summary, c.says) {
+				t.Fatalf("want %s saying %q first, got %v", c.code, c.says, s.Diagnostics)
+			}
+		})
+	}
+	// The same shapes that hold are placed.
+	for _, src := range []string{
+		head(2) + "    actor: {gpus: 8}\n    rollout: {gpus: 4}\n    reward: {with: actor}\n    inference: {gpus: 2}\n" + mp,
+		head(2) + "    actor:\n      nodes: 2\n      processes: 4\n",
+	} {
+		if s := solveOn8("c.yaml", []byte(src)); s.Text == nil {
+			t.Errorf("not placed: %v\n%s", s.Diagnostics, src)
+		}
+	}
+}
+
+// TestSolveLoneCR: a carriage return alone ends a line for YAML but not
+// for positions; solve refuses to edit such a file rather than guess.
+func TestSolveLoneCR(t *testing.T) {
+	s := solveOn8("c.yaml", []byte("cluster:\n  num_nodes: 1 # one\r  component_placement:\n    actor: {gpus: 8}\n"))
+	if s.Text != nil || s.Internal || len(s.Diagnostics) == 0 || !strings.Contains(s.Diagnostics[0].Summary, "carriage return alone") {
+		t.Fatalf("want RLS-E1107 about the lone CR, got %v\n%s", s.Diagnostics, s.Text)
+	}
+}

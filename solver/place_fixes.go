@@ -23,13 +23,14 @@ func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline time.Time) []
 		if i < 0 {
 			continue
 		}
+		gone := func(v *rules.Space) bool { return conflictGone(v, core, deadline) }
 		switch sp.Facts[f].Kind {
 		case rules.FactCount:
-			if fix, ok := smallerCount(sp, i, deadline); ok {
+			if fix, ok := smallerCount(sp, i, gone, deadline); ok {
 				out = append(out, fix)
 			}
 		case rules.FactNodeGroup:
-			out = append(out, otherGroups(sp, i, 3-len(out), deadline)...)
+			out = append(out, otherGroups(sp, i, 3-len(out), gone, deadline)...)
 		}
 	}
 	return out
@@ -43,6 +44,18 @@ func demandOf(sp *rules.Space, f int) int {
 		}
 	}
 	return -1
+}
+
+// conflictGone reports whether the facts of a conflict hold together in
+// an edited space: the edit removes this conflict, whatever others the
+// config has (each gets its own fixes).
+func conflictGone(v *rules.Space, core []int, deadline time.Time) bool {
+	if feasible(v, deadline) {
+		return true
+	}
+	ex := &explainer{sp: v, deadline: deadline, exact: true}
+	_, infeasible := ex.infeasible(core)
+	return !infeasible && ex.exact
 }
 
 // feasible reports whether a space has a placement (the budget running
@@ -68,7 +81,7 @@ func feasible(sp *rules.Space, deadline time.Time) bool {
 }
 
 // smallerCount is the largest count below the demand's that places.
-func smallerCount(sp *rules.Space, i int, deadline time.Time) (model.Fix, bool) {
+func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) bool, deadline time.Time) (model.Fix, bool) {
 	d := sp.Demands[i]
 	cur, unit := d.Count, max(1, d.Unit)
 	if d.Whole > 0 {
@@ -90,7 +103,7 @@ func smallerCount(sp *rules.Space, i int, deadline time.Time) (model.Fix, bool) 
 	best := 0
 	for lo <= hi && time.Until(deadline) > 0 {
 		mid := (lo + hi) / 2
-		if feasible(at(mid*unit), deadline) {
+		if gone(at(mid * unit)) {
 			best, lo = mid, mid+1
 		} else {
 			hi = mid - 1
@@ -110,7 +123,7 @@ func smallerCount(sp *rules.Space, i int, deadline time.Time) (model.Fix, bool) 
 }
 
 // otherGroups are the node groups of the demand's type where it places.
-func otherGroups(sp *rules.Space, i, limit int, deadline time.Time) []model.Fix {
+func otherGroups(sp *rules.Space, i, limit int, gone func(*rules.Space) bool, deadline time.Time) []model.Fix {
 	d := sp.Demands[i]
 	var out []model.Fix
 	for _, l := range sp.Labels() {
@@ -118,7 +131,7 @@ func otherGroups(sp *rules.Space, i, limit int, deadline time.Time) []model.Fix 
 			continue
 		}
 		blocks, ok := sp.GroupBlocks(l, d.Type)
-		if !ok || !feasible(sp.Variant(i, func(v *rules.Demand) { v.Blocks, v.Labels = blocks, []string{l} }), deadline) {
+		if !ok || !gone(sp.Variant(i, func(v *rules.Demand) { v.Blocks, v.Labels = blocks, []string{l} })) {
 			continue
 		}
 		f := sp.Facts[d.GroupFact]

@@ -3,6 +3,7 @@ package solver
 import (
 	"github.com/go-air/gini/z"
 	"github.com/rlsolve/rlsolve/rules"
+	"slices"
 )
 
 // A first guess before the search: each root, in file order, takes the
@@ -23,27 +24,36 @@ func (in *instance) guess(present func(int) bool) ([]z.Lit, bool) {
 // fitter chooses a root's devices: blocked says which are another's.
 type fitter func(i int, v *demandVars, has func(int) bool, blocked func(rules.Device) bool) ([]bool, bool)
 
-// guessWith is a guess whose roots choose with fit.
+// guessWith is a guess whose roots choose with fit: in file order, and
+// when that fails, the roots with the fewest candidate devices first (a
+// component confined to a small group takes it before a free one does).
 func (in *instance) guessWith(present func(int) bool, fit fitter) ([]z.Lit, bool) {
 	has := func(f int) bool { return f >= 0 && (present == nil || present(f)) }
-	if assume, ok := in.guessInOrder(has, false, fit); ok {
-		return assume, true
-	}
-	// The roots confined to their node groups first, then the others.
-	return in.guessInOrder(has, true, fit)
-}
-
-// guessInOrder fits the roots in file order, or (confinedFirst) those
-// whose node groups hold first.
-func (in *instance) guessInOrder(has func(int) bool, confinedFirst bool, fit fitter) ([]z.Lit, bool) {
 	var order []int
-	for pass := 0; pass < 2; pass++ {
-		for i, v := range in.roots {
-			if v != nil && (!confinedFirst && pass == 0 || confinedFirst && in.restricted(v.d, has) == (pass == 0)) {
-				order = append(order, i)
-			}
+	for i, v := range in.roots {
+		if v != nil {
+			order = append(order, i)
 		}
 	}
+	if assume, ok := in.guessInOrder(has, order, fit); ok {
+		return assume, true
+	}
+	size := func(i int) int {
+		n := 0
+		anywhere := !in.restricted(in.roots[i].d, has)
+		for b, ls := range in.roots[i].lit {
+			if in.roots[i].inGroup[b] || anywhere {
+				n += len(ls)
+			}
+		}
+		return n
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return size(a) - size(b) })
+	return in.guessInOrder(has, order, fit)
+}
+
+// guessInOrder fits the roots in the order given.
+func (in *instance) guessInOrder(has func(int) bool, order []int, fit fitter) ([]z.Lit, bool) {
 	takenBy := make([]map[rules.Device]bool, len(in.roots))
 	var assume []z.Lit
 	for _, i := range order {

@@ -129,7 +129,7 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 		s.Outcome.Diagnostics.Errorf(model.CodeWriteBackLayout, layout.Span, "", "%s", layout.Msg)
 		return
 	case err != nil:
-		s.Outcome.internalWhy(fmt.Errorf("writing the placements back: %v", err), cfg.ComponentsSpan,
+		s.Outcome.internalWhy(fmt.Errorf("writing the placements back: %w", err), cfg.ComponentsSpan,
 			"solve found placements but could not write them into the file. Please report it with this input.")
 		return
 	}

@@ -18,6 +18,7 @@ var (
 	slimeOutputs    = planOutputs[:4:4] // the pictures draw RLinf layouts
 	diffOutputs     = formatNames(render.FormatTable, render.FormatJSON)
 	suggestOutputs  = []string{"text", "yaml", "json"}
+	solveOutputs    = []string{"yaml", "json", "plan"} // the config, its placements, its plan
 	topologyOutputs = []string{topology.FormatYAML, topology.FormatJSON}
 )
 

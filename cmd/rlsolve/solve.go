@@ -78,12 +78,12 @@ count, another node group) that solving again confirmed.`,
 	}
 	f.in.register(c)
 	c.Flags().StringVar(&f.objective, "objective", "", "what to optimize: pack, spread or keep (default pack; keep with --from)")
-	c.Flags().StringVarP(&f.output, "output", "o", "yaml", "output: yaml (the config), json (the placements) or plan (the plan document)")
+	c.Flags().StringVarP(&f.output, "output", "o", solveOutputs[0], outputHelp(solveOutputs)+": the config, its placements, or the plan document")
 	c.Flags().BoolVarP(&f.write, "write", "w", false, "write the placements into FILE (atomically) instead of printing it")
 	c.Flags().StringVar(&f.from, "from", "", "a previous plan document (plan --output json): keep its workers where they are")
 	c.Flags().IntSliceVar(&f.without, "without-node", nil, "a node rank solve must not use (repeatable)")
 	c.Flags().BoolVar(&f.stats, "stats", false, "print the size of the SAT instance and the solver's calls and time on stderr")
-	completeFlagValues(c, "yaml", "json", "plan")
+	completeFlagValues(c, solveOutputs...)
 	_ = c.RegisterFlagCompletionFunc("objective", cobra.FixedCompletions(objectiveNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.MarkFlagFilename("from", "json")
 	return c
@@ -117,10 +117,8 @@ func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, 
 			return opt, usageErrorf("--without-node %d: node ranks count from 0", n)
 		}
 	}
-	switch f.output {
-	case "yaml", "json", "plan":
-	default:
-		return opt, usageErrorf("--output must be yaml, json or plan, not %q", f.output)
+	if err := checkOutput(f.output, solveOutputs, ""); err != nil {
+		return opt, err
 	}
 	if f.write && f.output != "yaml" {
 		return opt, usageErrorf("--write writes the config; it does not combine with --output %s", f.output)
@@ -141,10 +139,7 @@ func (f *solveFlags) previous() (*model.PlanRecords, error) {
 	doc, err := render.ReadPlanDocument(r, f.from)
 	var de *render.DocumentError
 	if errors.As(err, &de) {
-		ds := model.Diagnostics{de.Diagnostic()}
-		diag.Text(os.Stderr, ds, f.in.sources(), useColor())
-		diag.Summary(os.Stderr, ds, f.from)
-		return nil, &exitError{code: exitInvalid}
+		return nil, report(model.Diagnostics{de.Diagnostic()}, f.in.sources(), f.from, 0, exitInvalid)
 	}
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--from: %v", err)}
@@ -205,11 +200,9 @@ func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 			if err := enc.Encode(diag.CheckEnvelope(false, s.Diagnostics)); err != nil {
 				return err
 			}
-		} else {
-			diag.Text(os.Stderr, s.Diagnostics, src, useColor())
-			diag.SummaryAllowed(os.Stderr, s.Diagnostics, s.File, s.Allowed)
+			return exitFor([]*pipeline.Outcome{s.Outcome})
 		}
-		return exitFor([]*pipeline.Outcome{s.Outcome})
+		return reportOutcome(s.Outcome, src)
 	}
 	diag.Text(os.Stderr, s.Diagnostics, src, useColor())
 	if prev != nil && s.Verified.Result != nil {

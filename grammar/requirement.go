@@ -53,6 +53,10 @@ func (d *doc) requirementKey(r *model.Requirement, e yamlpos.Entry, name string)
 	case "gpus", "processes", "gpus_per_process", "nodes":
 		f := r.Count(e.Key)
 		f.Key = e.Key
+		if v := yamlpos.Deref(e.V); e.Key == "gpus" && v != nil && v.Kind == yaml.ScalarNode && v.Value == "auto" {
+			r.Auto, f.Span = true, d.Span(v) // solve --objective cost chooses
+			return true
+		}
 		return d.positiveIntAt(f, e.V, what)
 	case "with":
 		refs, ok := d.nameRefs(d.TokenSpan(e.K), e.V, what)

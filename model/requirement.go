@@ -15,7 +15,10 @@ type Requirement struct {
 	Span Span
 	Flow bool
 	// GPUs counts devices (robots, or nodes for groups without devices).
-	GPUs      IntFact
+	GPUs IntFact
+	// Auto is `gpus: auto`: the cost model chooses the count (solve
+	// --objective cost); GPUs.Span locates it, GPUs.Set is false.
+	Auto      bool
 	Processes IntFact
 	// GPUsPerProcess defaults to the component's TP size where the
 	// placement class defines one, else 1.

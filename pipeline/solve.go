@@ -26,6 +26,12 @@ type SolveOptions struct {
 	// Step bounds one call that looks for a better placement (0: the
 	// solver's default).
 	Step time.Duration
+	// CostModel, when set, gives the GPU counts of `gpus: auto` (the
+	// objective cost): it reads the config's bytes for the model's
+	// settings, plans for the inventory chosen, in the mode the
+	// requirements ask for (collocated or not), and says the layout's
+	// modeled cost.
+	CostModel func(file string, data []byte, inv *model.Inventory, collocated bool) (map[string]int, float64, *model.Diagnostic)
 }
 
 // Solved is solve's outcome: the input's, the placement chosen, the config
@@ -40,6 +46,9 @@ type Solved struct {
 	Edits []model.Edit
 	// Verified is the ordinary check of Text.
 	Verified *Outcome
+	// Cost is the cost model's modeled cost of the layout whose counts it
+	// gave (`gpus: auto`), 0 without.
+	Cost float64
 }
 
 // SolveFile solves one file ("-": standard input).
@@ -72,7 +81,7 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	}
 	mem, notes := o.memory(cfg.Memory, usedNodes(inv, cfg.NumNodes), cfg.ComponentsSpan, opt.Options)
 	o.memoryNotes(notes)
-	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: o.Class, Without: opt.Without, Memory: mem})
+	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: o.Class, Without: opt.Without, Memory: mem, Counts: s.costCounts(file, data, cfg, inv, opt)})
 	pl, err := solver.Place(sp, solver.PlaceOptions{Objective: opt.Objective, Previous: opt.Previous, Budget: opt.SolverBudget, Step: opt.Step, MaxConflicts: opt.MaxConflicts})
 	if err != nil {
 		o.Diagnostics.Errorf(model.CodeSolverBudget, cfg.ComponentsSpan, "", "the solver stopped: %v", err).Help =
@@ -90,6 +99,22 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	}
 	s.writeBack(file, data, cfg, opt.Options)
 	return s
+}
+
+// costCounts asks the cost model for the counts of `gpus: auto`, and
+// records the layout's modeled cost (nil: no cost model, or no auto).
+func (s *Solved) costCounts(file string, data []byte, cfg *model.Config, inv *model.Inventory, opt SolveOptions) map[string]int {
+	if opt.CostModel == nil || !slices.ContainsFunc(cfg.Components, func(e model.ComponentEntry) bool { return e.Requirement != nil && e.Requirement.Auto }) {
+		return nil
+	}
+	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: s.Class})
+	counts, cost, d := opt.CostModel(file, data, inv, sp.Collocated())
+	if d != nil {
+		s.Diagnostics = append(s.Diagnostics, *d)
+		return nil
+	}
+	s.Cost = cost
+	return counts
 }
 
 // knownNodes refuses --without-node ranks the cluster does not have: a
@@ -195,8 +220,11 @@ func intoRequirement(key string, cfg *model.Config) bool {
 // Document is the result as `solve --output json` prints it.
 func (s *Solved) Document() *render.SolveDocument {
 	pl := s.Placement
-	d := &render.SolveDocument{FormatVersion: "1", Objective: string(pl.Objective), Value: pl.Value, Optimal: pl.Optimal,
+	d := &render.SolveDocument{FormatVersion: "1", Objective: string(pl.Objective), Value: float64(pl.Value), Optimal: pl.Optimal,
 		Components: map[string]string{}, NodeGroups: map[string][]string{}}
+	if s.Cost > 0 {
+		d.Objective, d.Value = "cost", s.Cost
+	}
 	for _, p := range pl.Placed {
 		for _, n := range s.Config.Components[p.Entry].Names {
 			d.Components[n] = p.Placement

@@ -285,3 +285,36 @@ func summaries(ds model.Diagnostics) []string {
 	}
 	return out
 }
+
+// TestSolveCostCounts: `gpus: auto` takes the counts the cost model gives
+// for the mode the requirements ask for, and the document reports the
+// modeled cost; without a cost model it is an error at the key.
+func TestSolveCostCounts(t *testing.T) {
+	yaml := `cluster:
+  num_nodes: 2
+  component_placement:
+    actor: {gpus: auto}
+    reward: {with: actor}
+    rollout: {gpus: auto}
+`
+	var asked []bool
+	costModel := func(file string, data []byte, inv *model.Inventory, collocated bool) (map[string]int, float64, *model.Diagnostic) {
+		asked = append(asked, collocated)
+		return map[string]int{"actor": 10, "rollout": 6}, 42.5, nil
+	}
+	s := pipeline.Solve("t.yaml", []byte(yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: solveInv(8, 8)}, CostModel: costModel})
+	if s.Text == nil {
+		t.Fatalf("nothing placed: %v", summaries(s.Diagnostics))
+	}
+	doc := s.Document()
+	if doc.Objective != "cost" || doc.Value != 42.5 || doc.Components["actor"] != "0-9" || doc.Components["rollout"] != "10-15" {
+		t.Errorf("document %+v", doc)
+	}
+	if !slices.Equal(asked, []bool{false}) {
+		t.Errorf("the cost model was asked %v, want once, for a split layout", asked)
+	}
+	s = pipeline.Solve("t.yaml", []byte(yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: solveInv(8, 8)}})
+	if s.Text != nil || len(s.Diagnostics) == 0 || s.Diagnostics[0].Code != model.CodeRequirementConflict || s.Diagnostics[0].Primary.Line != 4 {
+		t.Errorf("gpus: auto without the cost objective: %v", summaries(s.Diagnostics))
+	}
+}

@@ -9,9 +9,9 @@ import (
 // and each component's placement as written back, with the node groups it
 // counts in where it has any.
 type SolveDocument struct {
-	FormatVersion string `json:"format_version"`
-	Objective     string `json:"objective"`
-	Value         int    `json:"value"`
+	FormatVersion string  `json:"format_version"`
+	Objective     string  `json:"objective"`
+	Value         float64 `json:"value"`
 	// Optimal is false when the solver's budget ended the search.
 	Optimal    bool                `json:"optimal"`
 	Components map[string]string   `json:"components"`

@@ -36,6 +36,7 @@ type Space struct {
 
 	cfg  *model.Config
 	view *model.Cluster
+	opt  SpaceOptions
 }
 
 // Device is one resource: a device of a type on a node (local index), or
@@ -111,6 +112,9 @@ type SpaceOptions struct {
 	Without []int
 	// Memory, when set, keeps components off GPUs too small for them.
 	Memory *Memory
+	// Counts are the GPU counts of components whose requirement says
+	// `gpus: auto`, as the cost model chose them.
+	Counts map[string]int
 }
 
 // FactKinds of a requirement's facts.
@@ -126,7 +130,7 @@ const (
 // BuildSpace is the placing space of a config whose entries may state
 // requirements.
 func BuildSpace(cfg *model.Config, inv *model.Inventory, opt SpaceOptions) *Space {
-	s := &Space{Class: opt.Class, cfg: cfg, Taken: map[Device]int{}, Down: map[int]int{}, Unfit: map[int]map[int]int{}, GroupFacts: map[string]int{}, TypeBlocks: map[string][]Block{}}
+	s := &Space{Class: opt.Class, cfg: cfg, opt: opt, Taken: map[Device]int{}, Down: map[int]int{}, Unfit: map[int]map[int]int{}, GroupFacts: map[string]int{}, TypeBlocks: map[string][]Block{}}
 	nodes := inv.Nodes
 	if cfg.NumNodes > 0 && cfg.NumNodes < len(nodes) {
 		nodes = nodes[:cfg.NumNodes]

@@ -59,6 +59,9 @@ func (s *Space) counts(d *Demand, r *model.Requirement) {
 	d.PerDevice = s.mpClass() && slices.ContainsFunc(s.cfg.Components[d.Entry].Names, isMP)
 	d.Global = d.PerDevice
 	g, p := r.GPUs, r.Processes
+	if r.Auto {
+		g = s.autoCount(d, r)
+	}
 	switch {
 	case r.Nodes.Set && g.Set:
 		s.conflict(r.Nodes.Span, g.Span, "%s gives both nodes and gpus; give one", d.Name)
@@ -116,6 +119,20 @@ func (s *Space) wholeProcesses(d *Demand, r *model.Requirement) {
 	if len(sizes) > 1 {
 		s.errorf(r.Nodes.Span, "%s: nodes with processes need nodes of one size, but its node group has nodes of %d sizes; give gpus instead", d.Name, len(sizes))
 	}
+}
+
+// autoCount is `gpus: auto` resolved: the count the cost model chose for
+// the component (SpaceOptions.Counts), as a fact at the key.
+func (s *Space) autoCount(d *Demand, r *model.Requirement) model.IntFact {
+	f := model.IntFact{Span: r.GPUs.Span, Key: "gpus"}
+	for _, n := range s.cfg.Components[d.Entry].Names {
+		if c, ok := s.opt.Counts[n]; ok && c > 0 {
+			f.Value, f.Set = c, true
+			return f
+		}
+	}
+	s.errorf(r.GPUs.Span, "%s: `gpus: auto` asks the cost model for the count; run solve with --objective cost (it gives counts to actor, rollout and inference of a reasoning run, env, rollout and actor of an embodied one)", d.Name)
+	return f
 }
 
 // gpusAndProcesses reads a requirement that gives both counts: processes

@@ -47,7 +47,7 @@ func (s *Space) mpAssertions() {
 	if infer < 0 {
 		infer = s.entryNaming("actor_inference")
 	}
-	if extra := max(infer, s.entryNaming("critic_inference")); extra >= 0 && s.collocated() {
+	if extra := max(infer, s.entryNaming("critic_inference")); extra >= 0 && s.Collocated() {
 		s.Diagnostics.Errorf(model.CodeMPCollocatedExtra, s.cfg.Components[extra].KeySpan, "", "rollout shares actor's devices (collocated mode), where RLinf refuses %s GPUs", names(&s.cfg.Components[extra])).Why =
 			"In collocated mode actor and rollout take turns on the same GPUs; RLinf asserts that no inference GPUs are given."
 	} else if infer >= 0 && mp.RecomputeLogprobs.Set && !mp.RecomputeLogprobs.Value {
@@ -56,9 +56,9 @@ func (s *Space) mpAssertions() {
 	}
 }
 
-// collocated reports whether actor and rollout share their devices: one
+// Collocated reports whether actor and rollout share their devices: one
 // entry, or one's requirement is `with` the other (directly or not).
-func (s *Space) collocated() bool {
+func (s *Space) Collocated() bool {
 	a, r := s.entryNaming("actor"), s.entryNaming("rollout")
 	if a == r {
 		return true

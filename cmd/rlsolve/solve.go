@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
@@ -15,6 +14,7 @@ import (
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
 	"github.com/rlsolve/rlsolve/solver"
+	"github.com/rlsolve/rlsolve/suggest"
 	"github.com/spf13/cobra"
 )
 
@@ -44,7 +44,8 @@ RLinf reads. Comments, key order and every other value stay byte for byte;
 ordinary way before it is printed.
 
 Requirement keys (in component_placement, instead of a placement string):
-  gpus: N              devices: GPUs (robots, or nodes, for groups without GPUs)
+  gpus: N              devices: GPUs (robots, or nodes, for groups without GPUs);
+                       gpus: auto lets the cost model choose (--objective cost)
   processes: N         processes (with gpus: several devices or several
                        processes per device)
   gpus_per_process: N  devices per process (default: the component's TP size
@@ -61,7 +62,11 @@ Objectives (--objective): pack (default) uses the fewest nodes, then the
 lowest ranks, component by component: what a careful person writes; spread
 puts as few devices of one component on one node as it can; keep (with --from
 plan.json) moves the fewest workers of a previous plan, e.g. after a node
-failed (--without-node).
+failed (--without-node); cost gives the components that say 'gpus: auto' the
+counts of the layout RLinf's auto-placement cost model prices best (the model
+of 'rlsolve suggest', in the mode the requirements ask for: collocated when
+the rollout is 'with' the actor), then packs; --output json's value is then
+the modeled seconds per iteration.
 
 When nothing fits, solve exits 1 with the smallest set of requirements and
 cluster facts that cannot hold together, each located, and fixes (a smaller
@@ -77,7 +82,7 @@ count, another node group) that solving again confirmed.`,
 		},
 	}
 	f.in.register(c)
-	c.Flags().StringVar(&f.objective, "objective", "", "what to optimize: pack, spread or keep (default pack; keep with --from)")
+	c.Flags().StringVar(&f.objective, "objective", "", "what to optimize: pack, spread, keep or cost (default pack; keep with --from)")
 	c.Flags().StringVarP(&f.output, "output", "o", solveOutputs[0], outputHelp(solveOutputs)+": the config, its placements, or the plan document")
 	c.Flags().BoolVarP(&f.write, "write", "w", false, "write the placements into FILE (atomically) instead of printing it")
 	c.Flags().StringVar(&f.from, "from", "", "a previous plan document (plan --output json): keep its workers where they are")
@@ -89,12 +94,16 @@ count, another node group) that solving again confirmed.`,
 	return c
 }
 
+// objectiveCost is solve's fourth objective: the cost model (suggest's)
+// chooses the counts of `gpus: auto`, then the placement packs.
+const objectiveCost = "cost"
+
 func objectiveNames() []string {
 	var out []string
 	for _, o := range solver.Objectives {
 		out = append(out, string(o))
 	}
-	return out
+	return append(out, objectiveCost)
 }
 
 // solveOptions checks solve's flags and reads the previous plan.
@@ -106,8 +115,11 @@ func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, 
 		obj = solver.ObjectiveKeep
 	case f.objective == "":
 		obj = solver.ObjectivePack
+	case f.objective == objectiveCost:
+		obj = solver.ObjectivePack
+		opt.CostModel = suggest.CostModel(suggest.Options{SolverBudget: f.in.budget})
 	case !slices.Contains(solver.Objectives, obj):
-		return opt, usageErrorf("--objective must be %s, not %q", strings.Join(objectiveNames(), ", "), f.objective)
+		return opt, usageErrorf("--objective must be %s, not %q", orList(objectiveNames()), f.objective)
 	case obj == solver.ObjectiveKeep && f.from == "":
 		return opt, usageErrorf("--objective keep needs --from PLAN.json, the plan whose workers to keep")
 	}

@@ -131,7 +131,7 @@ func svWorkers(sp *rules.Space, i int, devs []rules.Device) []solver.Worker {
 	}
 	sorted := slices.Clone(devs)
 	slices.SortFunc(sorted, func(a, b rules.Device) int { return order[a] - order[b] })
-	procs := svProcesses(sp, i, len(sorted))
+	procs := sp.Processes(i, len(sorted))
 	var out []solver.Worker
 	for r := 0; r < procs; r++ {
 		var w solver.Worker
@@ -151,18 +151,4 @@ func svWorkers(sp *rules.Space, i int, devs []rules.Device) []solver.Worker {
 		out = append(out, w)
 	}
 	return out
-}
-
-// svProcesses is how many processes demand i places on n devices.
-func svProcesses(sp *rules.Space, i, n int) int {
-	d := sp.Demands[i]
-	switch {
-	case d.PerDevice:
-		return n
-	case d.Procs > 0:
-		return d.Procs
-	case d.CountFact >= 0 || d.With < 0 || d.Unit > 1:
-		return n / max(1, d.Unit)
-	}
-	return svProcesses(sp, d.With, n)
 }

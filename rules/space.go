@@ -317,3 +317,19 @@ func nodesText(nodes []int) string {
 	}
 	return "nodes " + model.CompactRanks(nodes, ",")
 }
+
+// Processes is how many processes demand i places on n devices: as it
+// says, else one per unit, else (sharing devices and saying nothing more)
+// as many as the demand it shares them with.
+func (s *Space) Processes(i, n int) int {
+	d := s.Demands[i]
+	switch {
+	case d.PerDevice:
+		return n
+	case d.Procs > 0:
+		return d.Procs
+	case d.CountFact >= 0 || d.With < 0 || d.Unit > 1:
+		return n / max(1, d.Unit)
+	}
+	return s.Processes(d.With, n)
+}

@@ -54,26 +54,11 @@ func (in *instance) placed(i int, d *rules.Demand, snap [][]bool) Placed {
 			}
 		}
 	}
-	p.Processes = in.processes(i, d, len(p.Ranks))
+	p.Processes = in.sp.Processes(i, len(p.Ranks))
 	if d.PerDevice {
 		p.Placement = model.CompactRanks(p.Ranks, ",")
 	} else {
 		p.Placement = model.PlacementText(p.Ranks, p.Processes)
 	}
 	return p
-}
-
-// processes is how many processes demand i places on n devices: as it
-// says, else one per unit, else (sharing devices and nothing more) as
-// many as the demand it shares them with.
-func (in *instance) processes(i int, d *rules.Demand, n int) int {
-	switch {
-	case d.PerDevice:
-		return n
-	case d.Procs > 0:
-		return d.Procs
-	case d.CountFact >= 0 || d.With < 0 || d.Unit > 1:
-		return n / max(1, d.Unit)
-	}
-	return in.processes(d.With, in.sp.Demands[d.With], n)
 }

@@ -203,7 +203,7 @@ func (in *instance) share(i int) (share, perDevice int) {
 	if n == 0 { // whole nodes: the count is not known before placing
 		return max(1, d.Unit), 1
 	}
-	procs := in.processes(i, d, n)
+	procs := in.sp.Processes(i, n)
 	if procs >= n {
 		return 1, procs / n
 	}

@@ -107,11 +107,21 @@ func (o *optimizer) optimize(res *Placement) error {
 func (o *optimizer) minimize(x []z.Lit, lo, hi int) int {
 	c := o.in.c
 	o.in.flush(x...)
+	hi = o.tighten(lo, hi, func(mid int) z.Lit { return leq(c, x, mid) }, func() int { return o.valueOf(x) })
+	o.fixed = append(o.fixed, leq(c, x, hi))
+	return hi
+}
+
+// tighten finds the least bound in [lo, hi] the placement can meet: the
+// solver is asked for one within bound(mid); one found moves hi to its
+// value, none moves lo past mid, and a call the budget cuts ends the
+// search (the result is then not proven optimal).
+func (o *optimizer) tighten(lo, hi int, bound func(mid int) z.Lit, value func() int) int {
 	for lo < hi {
 		mid := lo + (hi-lo)/2
-		switch o.try(leq(c, x, mid)) {
+		switch o.try(bound(mid)) {
 		case sat:
-			hi = o.valueOf(x)
+			hi = value()
 		case unsat:
 			lo = mid + 1
 		default:
@@ -119,7 +129,6 @@ func (o *optimizer) minimize(x []z.Lit, lo, hi int) int {
 			lo = hi
 		}
 	}
-	o.fixed = append(o.fixed, leq(c, x, hi))
 	return hi
 }
 
@@ -139,10 +148,6 @@ func (o *optimizer) spread() int {
 			counts = append(counts, v.count...)
 		}
 	}
-	hi := 0
-	for _, x := range counts {
-		hi = max(hi, o.valueOf(x))
-	}
 	bound := func(k int) z.Lit {
 		ls := make([]z.Lit, len(counts))
 		for i, x := range counts {
@@ -150,22 +155,14 @@ func (o *optimizer) spread() int {
 		}
 		return c.Ands(ls...)
 	}
-	lo := 1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		switch o.try(bound(mid)) {
-		case sat:
-			hi = 0
-			for _, x := range counts {
-				hi = max(hi, o.valueOf(x))
-			}
-		case unsat:
-			lo = mid + 1
-		default:
-			o.optimal = false
-			lo = hi
+	most := func() int {
+		m := 0
+		for _, x := range counts {
+			m = max(m, o.valueOf(x))
 		}
+		return m
 	}
+	hi := o.tighten(1, most(), bound, most)
 	o.fixed = append(o.fixed, bound(hi))
 	// The lowest devices under the bound, as a guess: when it holds, it is
 	// the placement.
@@ -233,19 +230,7 @@ func (o *optimizer) lowest() {
 			continue
 		}
 		beyond := v.suffix(o.in)
-		hi, lo := o.lastTaken(i), v.lowestLast(o.in, o.best[i])
-		for lo < hi {
-			mid := lo + (hi-lo)/2
-			switch o.try(beyond[mid+1].Not()) {
-			case sat:
-				hi = o.lastTaken(i)
-			case unsat:
-				lo = mid + 1
-			default:
-				o.optimal = false
-				lo = hi
-			}
-		}
+		hi := o.tighten(v.lowestLast(o.in, o.best[i]), o.lastTaken(i), func(mid int) z.Lit { return beyond[mid+1].Not() }, func() int { return o.lastTaken(i) })
 		if hi >= 0 {
 			o.fixed = append(o.fixed, beyond[hi+1].Not())
 		}

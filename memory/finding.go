@@ -180,3 +180,20 @@ func topParts(u Usage) string {
 	}
 	return strings.Join(parts, " + ")
 }
+
+// ErrorCodes are the codes of the findings that are errors: what the
+// memory rule can raise.
+var ErrorCodes = []string{model.CodeMemoryState, model.CodeMemoryPool, model.CodeMemoryVLLMInit, model.CodeMemoryFractions, model.CodeMemoryKVSeq}
+
+// preferRoles orders, per error code, the drivers that explain it best.
+var preferRoles = map[string][]Role{
+	model.CodeMemoryState:     {RoleModel, RoleTP, RoleSharding, RoleDistOpt},
+	model.CodeMemoryPool:      {RoleFraction, RoleEngineTP, RoleModel},
+	model.CodeMemoryVLLMInit:  {RoleFraction, RoleModel},
+	model.CodeMemoryFractions: {RoleFraction, RoleModel},
+	model.CodeMemoryKVSeq:     {RoleSeqLength, RoleFraction, RoleEngineTP, RoleModel},
+}
+
+// PreferRoles are the drivers a finding's diagnostic points at first,
+// most telling first.
+func (f Finding) PreferRoles() []Role { return preferRoles[f.Code] }

@@ -37,8 +37,7 @@ type MemoryOptions struct {
 	ReadFile func(name string) ([]byte, error)
 }
 
-var ruleMemory = &Rule{Name: "GPU memory capacity", Codes: []string{model.CodeMemoryState, model.CodeMemoryPool,
-	model.CodeMemoryVLLMInit, model.CodeMemoryFractions, model.CodeMemoryKVSeq}}
+var ruleMemory = &Rule{Name: "GPU memory capacity", Codes: memory.ErrorCodes}
 
 // NewMemory decides whether memory is checked for settings s on nodes
 // (the GPUs the run uses): it resolves the model's architecture when some
@@ -170,15 +169,6 @@ func (m *memRule) memoryInstances(set *Set) {
 	}
 }
 
-// preferRoles orders the drivers a diagnostic of each code points at.
-var preferRoles = map[string][]memory.Role{
-	model.CodeMemoryState:     {memory.RoleModel, memory.RoleTP, memory.RoleSharding, memory.RoleDistOpt},
-	model.CodeMemoryPool:      {memory.RoleFraction, memory.RoleEngineTP, memory.RoleModel},
-	model.CodeMemoryVLLMInit:  {memory.RoleFraction, memory.RoleModel},
-	model.CodeMemoryFractions: {memory.RoleFraction, memory.RoleModel},
-	model.CodeMemoryKVSeq:     {memory.RoleSeqLength, memory.RoleFraction, memory.RoleEngineTP, memory.RoleModel},
-}
-
 // violation explains a finding over the facts present: each driver that
 // is a fact labelled with its value, the preferred ones first; every
 // driver's value and the GPUs' capacity as context (the solver keeps the
@@ -188,7 +178,7 @@ func (m *memRule) violation(f memory.Finding, p Present) *Violation {
 	v := &Violation{Code: f.Code, Summary: f.Summary, Why: f.Why, Primary: -1, Roles: map[int]string{},
 		Else: m.anchor, ElseLabel: "the memory settings"}
 	var rest []int
-	for _, r := range preferRoles[f.Code] {
+	for _, r := range f.PreferRoles() {
 		for _, d := range f.Drivers {
 			if fid, ok := m.driverFact(d, p); ok && d.Role == r && !slices.Contains(v.Prefer, fid) {
 				v.Prefer = append(v.Prefer, fid)

@@ -174,12 +174,11 @@ func NewJob(plan *model.Plan, src PlanEnv, nodes []model.Node, runs map[string][
 	for i := range plan.Components {
 		cp := &plan.Components[i]
 		argv, ok := runs[cp.Name]
-		if !ok || len(cp.Placements) == 0 {
+		if !ok || cp.Placements.Len() == 0 {
 			continue
 		}
-		c := &Component{Name: cp.Name, Workers: make([]Worker, len(cp.Placements))}
-		for j := range cp.Placements {
-			p := &cp.Placements[j]
+		c := &Component{Name: cp.Name, Workers: make([]Worker, cp.Placements.Len())}
+		for j, p := range cp.Placements.All() {
 			if p.ClusterNodeRank < 0 || p.ClusterNodeRank >= len(nodes) {
 				return nil, fmt.Errorf("component %s worker %d: node %d is not in the inventory", cp.Name, j, p.ClusterNodeRank)
 			}

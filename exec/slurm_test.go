@@ -299,7 +299,7 @@ func TestSlurmOverhead(t *testing.T) {
 	o := loadPlan(t, "slurm32.yaml", "")
 	dir := t.TempDir()
 	var hosts []string
-	for _, p := range o.Result.Plan.Components[0].Placements {
+	for _, p := range o.Result.Plan.Components[0].Placements.All() {
 		hosts = append(hosts, o.Result.Cluster.Nodes[p.ClusterNodeRank].Hostname)
 	}
 	hf := filepath.Join(dir, "hosts")

@@ -66,6 +66,7 @@ func NewCluster(inv *Inventory, cfg *Config) *Cluster {
 		}
 	}
 	anyAccel := false
+	visByCount := map[int][]string{} // nodes of one size share their list
 	for i := range c.Nodes {
 		c.robots[i] = c.Nodes[i].Hardware
 		if configured[i] != nil {
@@ -78,11 +79,14 @@ func NewCluster(inv *Inventory, cfg *Config) *Cluster {
 			}
 			c.robots[i] = counts
 		}
-		vis := make([]string, c.Nodes[i].AccelCount)
-		for j := range vis {
-			vis[j] = strconv.Itoa(j)
+		n := c.Nodes[i].AccelCount
+		if visByCount[n] == nil {
+			visByCount[n] = make([]string, n)
+			for j := range n {
+				visByCount[n][j] = strconv.Itoa(j)
+			}
 		}
-		c.allVisible[i] = vis
+		c.allVisible[i] = visByCount[n]
 		anyAccel = anyAccel || c.Nodes[i].AccelCount > 0
 	}
 	for gi := range groupsCfg {

@@ -61,10 +61,40 @@ type Strategy struct {
 	NodeGroups []string // nil: the default group
 	// Packed
 	Start, End, HardwarePerProcess, Stride int
-	// Flexible: one list of group hardware ranks per process
-	HardwareRanks [][]int
-	// Node: one group-relative node index per process
-	NodeRanks []int
+	// Flexible and Node: the rank map's parts, from which each process's
+	// hardware ranks (Flexible) or group-relative node index (Node)
+	// follow. They are kept as parts, not lists: a million-process
+	// component's record stays a few integers.
+	Parts []Part
+}
+
+// HardwareRanks is a Flexible strategy's list of group hardware ranks per
+// process, as RLinf's FlexiblePlacementStrategy takes it.
+func (s *Strategy) HardwareRanks() [][]int {
+	n := 0
+	for _, p := range s.Parts {
+		n += max(p.Resources(), p.Processes())
+	}
+	backing := make([]int, 0, n)
+	lists := make([][]int, 0, ProcessTotal(s.Parts))
+	for _, pr := range Processes(s.Parts) {
+		from := len(backing)
+		for k := range pr.N {
+			backing = append(backing, pr.Start+k)
+		}
+		lists = append(lists, backing[from:len(backing):len(backing)])
+	}
+	return lists
+}
+
+// NodeRanks is a Node strategy's group-relative node index per process, as
+// RLinf's NodePlacementStrategy takes it.
+func (s *Strategy) NodeRanks() []int {
+	nodes := make([]int, 0, ProcessTotal(s.Parts))
+	for _, pr := range Processes(s.Parts) {
+		nodes = append(nodes, pr.Start)
+	}
+	return nodes
 }
 
 // ComponentPlan is the expansion of one component.
@@ -81,7 +111,7 @@ type ComponentPlan struct {
 	HardwareRanks []int
 	NodeGroups    []string
 	Strategy      Strategy
-	Placements    []Placement
+	Placements    Placements
 }
 
 // Plan is every component's placements.

@@ -1,5 +1,7 @@
 package model
 
+import "iter"
+
 // Part is one placement part as RLinf's rank map reads it (semantics §2.3):
 // resources [ResStart, ResEnd] of the entry's node groups and processes
 // [ProcStart, ProcEnd]. Rules judge parts; strategies expand them.
@@ -38,30 +40,47 @@ func ResolvePart(s *Segment, index, total, lastProc int) Part {
 	return p
 }
 
-// Processes are an entry's processes in rank order: process i holds the
-// resources [Start[i], Start[i]+N[i]) and comes from parts[Part[i]].
-type Processes struct {
-	Start, N, Part []int
+// Process is one process of an entry: it holds the resources
+// [Start, Start+N) and comes from the entry's part number Part.
+type Process struct {
+	Start, N, Part int
 }
 
-// Len is the process count.
-func (ps *Processes) Len() int { return len(ps.Start) }
-
-// AddPart appends the processes of part (index k in its list), spread as
-// RLinf spreads them: each process gets resources/processes consecutive
-// resources, or each resource is shared by processes/resources processes.
-// The part must divide (Part.Divides).
-func (ps *Processes) AddPart(p Part, k int) {
-	np, nr := p.Processes(), p.Resources()
-	for i := 0; i < np; i++ {
-		if nr >= np {
-			n := nr / np
-			ps.Start, ps.N = append(ps.Start, p.ResStart+i*n), append(ps.N, n)
-		} else {
-			ps.Start, ps.N = append(ps.Start, p.ResStart+i/(np/nr)), append(ps.N, 1)
+// Processes yields the processes of parts in rank order, with their index,
+// spread as RLinf spreads them: each process gets resources/processes
+// consecutive resources, or each resource is shared by
+// processes/resources processes. Every part must divide (Part.Divides).
+// The processes are computed as they are read: a million-process entry
+// costs no memory.
+func Processes(parts []Part) iter.Seq2[int, Process] {
+	return func(yield func(int, Process) bool) {
+		i := 0
+		for k, p := range parts {
+			np, nr := p.Processes(), p.Resources()
+			for j := 0; j < np; j++ {
+				pr := Process{N: 1, Part: k}
+				if nr >= np {
+					pr.N = nr / np
+					pr.Start = p.ResStart + j*pr.N
+				} else {
+					pr.Start = p.ResStart + j/(np/nr)
+				}
+				if !yield(i, pr) {
+					return
+				}
+				i++
+			}
 		}
-		ps.Part = append(ps.Part, k)
 	}
+}
+
+// ProcessTotal is the process count of parts.
+func ProcessTotal(parts []Part) int {
+	n := 0
+	for _, p := range parts {
+		n += p.Processes()
+	}
+	return n
 }
 
 // HardwareRanks is RLinf's get_hardware_ranks: the parts' resource ranks in

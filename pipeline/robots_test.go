@@ -35,7 +35,7 @@ cluster:
 	if found == nil || found.Severity != model.SeverityWarning || found.Primary.Line != 13 {
 		t.Fatalf("want a W0111 warning on line 13, got %+v", o.Diagnostics)
 	}
-	if o.Diagnostics.HasErrors() || len(o.Result.Plan.Component("env").Placements) != 2 {
+	if o.Diagnostics.HasErrors() || o.Result.Plan.Component("env").Placements.Len() != 2 {
 		t.Errorf("the plan goes by the configs' 2 robots: %+v", o.Diagnostics)
 	}
 	// Agreeing counts: no warning.

@@ -66,7 +66,7 @@ func TestSlimeLayoutsOfTheSpec(t *testing.T) {
 		if l.NumBundles != c.bundles || l.RolloutOffset != c.offset || len(l.Engines) != c.engines || so.Plan.Plan.Mode != c.mode {
 			t.Errorf("%s: %d bundles, offset %d, %d engines, %s", c.flags, l.NumBundles, l.RolloutOffset, len(l.Engines), so.Plan.Plan.Mode)
 		}
-		if a := so.Plan.Plan.Component("actor"); c.actor == 0 && a != nil || c.actor > 0 && (a == nil || len(a.Placements) != c.actor) {
+		if a := so.Plan.Plan.Component("actor"); c.actor == 0 && a != nil || c.actor > 0 && (a == nil || a.Placements.Len() != c.actor) {
 			t.Errorf("%s: actor %+v", c.flags, a)
 		} else if a != nil {
 			for r, b := range a.HardwareRanks {

@@ -39,9 +39,9 @@ func planBig(b *testing.B, nodes int, withEnv bool) {
 		workers = 0
 		for i := range res.Plan.Components {
 			cp := &res.Plan.Components[i]
-			workers += len(cp.Placements)
+			workers += cp.Placements.Len()
 			if withEnv {
-				for j := range cp.Placements {
+				for j := range cp.Placements.Len() {
 					_ = res.Cluster.Env(cp, j)
 				}
 			}
@@ -67,12 +67,12 @@ func TestBigConfigPlans(t *testing.T) {
 	res := o.Result
 	want := map[string]int{"actor": 4096, "rollout": 2048, "inference": 1024, "reward": 4096, "env": 2048, "agent": 10000}
 	for name, n := range want {
-		if cp := res.Plan.Component(name); cp == nil || len(cp.Placements) != n {
+		if cp := res.Plan.Component(name); cp == nil || cp.Placements.Len() != n {
 			t.Errorf("%s: want %d workers", name, n)
 		}
 	}
 	agent := res.Plan.Component("agent")
-	if p := agent.Placements[9999]; p.ClusterNodeRank != 999 || p.LocalRank != 9 || p.LocalWorldSize != 10 {
+	if p := agent.Placements.At(9999); p.ClusterNodeRank != 999 || p.LocalRank != 9 || p.LocalWorldSize != 10 {
 		t.Errorf("last agent worker: %+v", p)
 	}
 }

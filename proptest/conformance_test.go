@@ -175,7 +175,7 @@ func runStrategyCase(c *placementCase, inv *model.Inventory, cfg *model.Config, 
 		}
 	}
 	isolate := s.Isolate == nil || *s.Isolate
-	var ps []model.Placement
+	var ps model.Placements
 	var f *strategies.Failure
 	switch s.Kind {
 	case "packed":

@@ -46,7 +46,7 @@ func FuzzCheck(f *testing.F) {
 			}
 			for i := range res.Plan.Components {
 				cp := &res.Plan.Components[i]
-				for j := range cp.Placements {
+				for j := range cp.Placements.Len() {
 					_ = res.Cluster.Env(cp, j)
 				}
 			}

@@ -146,20 +146,21 @@ func ptPlanViolation(o *pipeline.Outcome) string {
 	plan := o.Result.Plan
 	for ci := range plan.Components {
 		cp := &plan.Components[ci]
-		ps := cp.Placements
+		ps := cp.Placements.Slice()
 		if len(ps) == 0 {
 			return fmt.Sprintf("%s: no workers", cp.Name)
 		}
 		switch cp.Strategy.Kind {
 		case model.StrategyFlexible:
-			if len(ps) != len(cp.Strategy.HardwareRanks) {
-				return fmt.Sprintf("%s: %d workers for %d processes", cp.Name, len(ps), len(cp.Strategy.HardwareRanks))
+			lists := cp.Strategy.HardwareRanks()
+			if len(ps) != len(lists) {
+				return fmt.Sprintf("%s: %d workers for %d processes", cp.Name, len(ps), len(lists))
 			}
 			r, missing := cl.Resolve(cp.Strategy.NodeGroups)
 			if missing != "" {
 				return fmt.Sprintf("%s: group %q missing", cp.Name, missing)
 			}
-			for i, hw := range cp.Strategy.HardwareRanks {
+			for i, hw := range lists {
 				for _, h := range hw {
 					if h < 0 || h >= r.Total {
 						return fmt.Sprintf("%s: process %d has hardware rank %d of %d", cp.Name, i, h, r.Total)
@@ -170,8 +171,8 @@ func ptPlanViolation(o *pipeline.Outcome) string {
 				}
 			}
 		case model.StrategyNode:
-			if len(ps) != len(cp.Strategy.NodeRanks) {
-				return fmt.Sprintf("%s: %d workers for %d node processes", cp.Name, len(ps), len(cp.Strategy.NodeRanks))
+			if n := len(cp.Strategy.NodeRanks()); len(ps) != n {
+				return fmt.Sprintf("%s: %d workers for %d node processes", cp.Name, len(ps), n)
 			}
 		case model.StrategyPacked:
 			st := cp.Strategy
@@ -274,7 +275,7 @@ func ptPlanViolation(o *pipeline.Outcome) string {
 // ptGPUSet is the (node, GPU) pairs a component's workers see.
 func ptGPUSet(cp *model.ComponentPlan) map[[2]int]bool {
 	out := map[[2]int]bool{}
-	for _, p := range cp.Placements {
+	for _, p := range cp.Placements.All() {
 		for _, h := range p.LocalHardwareRanks {
 			out[[2]int{p.ClusterNodeRank, h}] = true
 		}

@@ -122,7 +122,7 @@ func planDocument(tb testing.TB, data []byte, inv *model.Inventory, w io.Writer)
 func countWorkers(res *strategies.Result) int {
 	n := 0
 	for i := range res.Plan.Components {
-		n += len(res.Plan.Components[i].Placements)
+		n += res.Plan.Components[i].Placements.Len()
 	}
 	return n
 }
@@ -224,7 +224,7 @@ func TestScaleConfigs(t *testing.T) {
 			total := 0
 			for name, n := range scaleWant(g) {
 				total += n
-				if cp := res.Plan.Component(name); cp == nil || len(cp.Placements) != n {
+				if cp := res.Plan.Component(name); cp == nil || cp.Placements.Len() != n {
 					t.Errorf("%s: want %d workers", name, n)
 				}
 			}
@@ -232,11 +232,11 @@ func TestScaleConfigs(t *testing.T) {
 				t.Errorf("workers: got %d, want %d (= 2.75 per GPU)", got, total)
 			}
 			rollout := res.Plan.Component("rollout")
-			if p := rollout.Placements[len(rollout.Placements)-1]; len(p.LocalHardwareRanks) != 2 || p.ClusterNodeRank != (g*3/4-1)/scaleGPUsPerNode {
+			if p := rollout.Placements.At(rollout.Placements.Len() - 1); len(p.LocalHardwareRanks) != 2 || p.ClusterNodeRank != (g*3/4-1)/scaleGPUsPerNode {
 				t.Errorf("last rollout worker: %+v", p)
 			}
 			agent := res.Plan.Component("agent")
-			if p := agent.Placements[len(agent.Placements)-1]; p.ClusterNodeRank != nodes-1 || p.LocalRank != 9 || p.LocalWorldSize != 10 {
+			if p := agent.Placements.At(agent.Placements.Len() - 1); p.ClusterNodeRank != nodes-1 || p.LocalRank != 9 || p.LocalWorldSize != 10 {
 				t.Errorf("last agent worker: %+v", p)
 			}
 			var doc render.Document
@@ -250,10 +250,10 @@ func TestScaleConfigs(t *testing.T) {
 	}
 	res := check(t, cpuPoolConfig(), topology.Uniform(10000, scaleGPUsPerNode, "bench"))
 	agent := res.Plan.Component("agent")
-	if agent == nil || len(agent.Placements) != 100000 {
+	if agent == nil || agent.Placements.Len() != 100000 {
 		t.Fatal("cpu pool: want 100000 workers")
 	}
-	if p := agent.Placements[99999]; p.ClusterNodeRank != 9999 || p.LocalRank != 9 || p.LocalWorldSize != 10 {
+	if p := agent.Placements.At(99999); p.ClusterNodeRank != 9999 || p.LocalRank != 9 || p.LocalWorldSize != 10 {
 		t.Errorf("last cpu pool worker: %+v", p)
 	}
 }

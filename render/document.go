@@ -88,8 +88,8 @@ func NewDocument(in *Input) (*Document, error) {
 	for ci := range in.Plan.Components {
 		cp := &in.Plan.Components[ci]
 		dc := d.Components[cp.Name]
-		dc.Placements = make([]DocPlacement, len(cp.Placements))
-		for j := range cp.Placements {
+		dc.Placements = make([]DocPlacement, cp.Placements.Len())
+		for j := range cp.Placements.Len() {
 			p, err := r.record(in, ci, j)
 			if err != nil {
 				return nil, err
@@ -111,7 +111,7 @@ func (in *Input) head() (*Document, error) {
 	}
 	for i := range in.Plan.Components {
 		cp := &in.Plan.Components[i]
-		dc := DocComponent{WorldSize: len(cp.Placements), RLinfWorldSize: cp.RankMapWorldSize, NodeGroups: cp.NodeGroups,
+		dc := DocComponent{WorldSize: cp.Placements.Len(), RLinfWorldSize: cp.RankMapWorldSize, NodeGroups: cp.NodeGroups,
 			Strategy: DocStrategy{Kind: string(cp.Strategy.Kind)}}
 		if cp.Strategy.Kind == model.StrategyPacked {
 			s := cp.Strategy

@@ -20,7 +20,7 @@ func WriteEnv(w io.Writer, in *Input, cp *model.ComponentPlan, j int) error {
 	if err := in.check(); err != nil {
 		return err
 	}
-	if j < 0 || j >= len(cp.Placements) {
+	if j < 0 || j >= cp.Placements.Len() {
 		return fmt.Errorf("render: %s has no worker %d", cp.Name, j)
 	}
 	env := in.Workers.Env(cp, j)

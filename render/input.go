@@ -89,7 +89,8 @@ func ParseFormat(s string) (Format, bool) {
 // error when the plan names a node the inventory lacks (an internal
 // error: the planner never does).
 func (in *Input) worker(ci, j int) (*model.Placement, *model.Node, error) {
-	p := &in.Plan.Components[ci].Placements[j]
+	pl := in.Plan.Components[ci].Placements.At(j)
+	p := &pl
 	if p.ClusterNodeRank < 0 || p.ClusterNodeRank >= len(in.Nodes) {
 		return nil, nil, fmt.Errorf("render: %s worker %d is on node %d, which the inventory lacks", in.Plan.Components[ci].Name, j, p.ClusterNodeRank)
 	}

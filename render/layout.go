@@ -174,7 +174,7 @@ func build(in *Input, opt Options) (*picture, error) {
 	}
 	total := 0
 	for i := range plan.Components {
-		total += len(plan.Components[i].Placements)
+		total += plan.Components[i].Placements.Len()
 	}
 	pic.subtitle = fmt.Sprintf("placement mode %s · %d node(s) · %d component(s) · %d worker(s)", mode, len(c.Nodes), len(plan.Components), total)
 	pic.envOmitted = total > maxEnvWorkers
@@ -196,7 +196,7 @@ func build(in *Input, opt Options) (*picture, error) {
 func newRows(c *model.Cluster, plan *model.Plan) []row {
 	anyNodeWorker := false
 	for i := range plan.Components {
-		for _, p := range plan.Components[i].Placements {
+		for _, p := range plan.Components[i].Placements.All() {
 			anyNodeWorker = anyNodeWorker || p.HardwareType == ""
 		}
 	}
@@ -224,10 +224,10 @@ func newRows(c *model.Cluster, plan *model.Plan) []row {
 func (pic *picture) placeWorkers(in *Input, rows []row) {
 	for ci := range in.Plan.Components {
 		cp := &in.Plan.Components[ci]
-		comp := component{name: cp.Name, color: paletteColor(ci), summary: componentSummary(cp), workers: len(cp.Placements)}
+		comp := component{name: cp.Name, color: paletteColor(ci), summary: componentSummary(cp), workers: cp.Placements.Len()}
 		onNode := map[int]bool{}
-		for pi := range cp.Placements {
-			p := &cp.Placements[pi]
+		for pi, pl := range cp.Placements.All() {
+			p := &pl
 			n := p.ClusterNodeRank
 			if n < 0 || n >= len(rows) {
 				continue
@@ -378,7 +378,8 @@ func addEntry(c *cell, comp, rank, w int) {
 }
 
 func newWorker(in *Input, cp *model.ComponentPlan, ci, pi int) worker {
-	p := &cp.Placements[pi]
+	pl := cp.Placements.At(pi)
+	p := &pl
 	nd := &in.Cluster.Nodes[p.ClusterNodeRank]
 	env := in.Workers.Env(cp, pi)
 	w := worker{comp: ci, Component: cp.Name, Rank: p.Rank, Node: p.ClusterNodeRank, Host: nd.Hostname, IP: nd.IP,
@@ -454,7 +455,7 @@ func nodeLabel(c *model.Cluster, n int) []string {
 }
 
 func componentSummary(cp *model.ComponentPlan) string {
-	s := fmt.Sprintf("%d worker(s), %s", len(cp.Placements), cp.Strategy.Kind)
+	s := fmt.Sprintf("%d worker(s), %s", cp.Placements.Len(), cp.Strategy.Kind)
 	if cp.Strategy.Kind == model.StrategyPacked {
 		if cp.Strategy.HardwarePerProcess > 1 {
 			s += fmt.Sprintf(", %d devices each", cp.Strategy.HardwarePerProcess)

@@ -25,7 +25,7 @@ type stream struct {
 }
 
 func (s *stream) placements(name string) (int, bool) {
-	return len(s.in.Plan.Components[s.index[name]].Placements), false
+	return s.in.Plan.Components[s.index[name]].Placements.Len(), false
 }
 
 func (s *stream) record(name string, j int) (*DocPlacement, error) {

@@ -22,13 +22,13 @@ func WriteTable(w io.Writer, in *Input) error {
 	fmt.Fprintf(w, "placement mode: %s\n", orNone(string(in.Plan.Mode)))
 	for ci := range in.Plan.Components {
 		cp := &in.Plan.Components[ci]
-		fmt.Fprintf(w, "\n%s: %d worker(s), %s placement on node group(s) %s\n", cp.Name, len(cp.Placements), cp.Strategy.Kind, strings.Join(cp.NodeGroups, ","))
-		if cp.RankMapWorldSize != len(cp.Placements) {
+		fmt.Fprintf(w, "\n%s: %d worker(s), %s placement on node group(s) %s\n", cp.Name, cp.Placements.Len(), cp.Strategy.Kind, strings.Join(cp.NodeGroups, ","))
+		if cp.RankMapWorldSize != cp.Placements.Len() {
 			fmt.Fprintf(w, "  (RLinf's get_world_size reports %d)\n", cp.RankMapWorldSize)
 		}
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		fmt.Fprintln(tw, "  RANK\tNODE\tHOST\tGROUP\tDEVICES\tVISIBLE\tLOCAL\tACCEL")
-		for j := range cp.Placements {
+		for j := range cp.Placements.Len() {
 			p, node, err := in.worker(ci, j)
 			if err != nil {
 				return err
@@ -102,9 +102,9 @@ func writeSlimeTable(w io.Writer, in *Input) error {
 		cp := &in.Plan.Components[ci]
 		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		if cp.Name == "actor" {
-			fmt.Fprintf(w, "\nactor: %d worker(s), %g GPU of one bundle each\n", len(cp.Placements), model.SlimeActorGPUFraction)
+			fmt.Fprintf(w, "\nactor: %d worker(s), %g GPU of one bundle each\n", cp.Placements.Len(), model.SlimeActorGPUFraction)
 			fmt.Fprintln(tw, "  RANK\tNODE\tHOST\tBUNDLE\tGPU\tLOCAL")
-			for j, p := range cp.Placements {
+			for j, p := range cp.Placements.All() {
 				fmt.Fprintf(tw, "  %d\t%d\t%s\t%d\t%d\t%d/%d\n", p.Rank, p.ClusterNodeRank, host(p.ClusterNodeRank), cp.HardwareRanks[j], p.LocalAcceleratorRank, p.LocalRank, p.LocalWorldSize)
 			}
 			if err := tw.Flush(); err != nil {
@@ -112,7 +112,7 @@ func writeSlimeTable(w io.Writer, in *Input) error {
 			}
 			continue
 		}
-		fmt.Fprintf(w, "\nrollout: %d engine(s) x %d GPUs (%d worker(s)), %g GPU of each bundle; dp size %d\n", len(l.Engines), s.GPUsPerEngine, len(cp.Placements), model.SlimeRolloutGPUFraction, s.DPSize)
+		fmt.Fprintf(w, "\nrollout: %d engine(s) x %d GPUs (%d worker(s)), %g GPU of each bundle; dp size %d\n", len(l.Engines), s.GPUsPerEngine, cp.Placements.Len(), model.SlimeRolloutGPUFraction, s.DPSize)
 		pd := s.PrefillSet // prefill/decode: show each engine's type and bootstrap port
 		head := "  RANK\tENGINE\tNODE\tHOST\tBUNDLES\tGPUS\tPORT\tNCCL\tDIST_INIT"
 		if pd {

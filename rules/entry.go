@@ -61,7 +61,7 @@ type entryView struct {
 	r      *model.Resolver
 	roles  map[int]string
 	parts  []model.Part
-	procs  model.Processes
+	nprocs int // the processes of parts
 }
 
 func (x *entryView) part(si int) bool { return x.only == allRules || x.only == si }
@@ -195,10 +195,10 @@ func (x *entryView) readParts(segs []int) (*Violation, bool) {
 				Summary: fmt.Sprintf("%s: %d processes cannot be spread evenly over %d %s", x.who, pt.Processes(), pt.Resources(), x.r.Unit()),
 				Fixes:   x.processCountFixes(si, pt)}, false
 		}
-		if x.procs.Len()+pt.Processes() > x.b.opt.MaxProcesses {
+		if x.nprocs+pt.Processes() > x.b.opt.MaxProcesses {
 			return nil, true // the process limit rule says so
 		}
-		x.procs.AddPart(pt, len(x.parts))
+		x.nprocs += pt.Processes()
 		x.parts = append(x.parts, pt)
 		last = pt.ProcEnd
 	}

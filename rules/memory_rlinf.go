@@ -92,9 +92,8 @@ func (b *builder) memoryLoad(p Present, _ *model.MemorySettings) (*gpuLoad, bool
 
 // putProcesses puts each process of the entry's components on its GPUs.
 func (b *builder) putProcesses(l *gpuLoad, x *entryView, names []string, first map[int]int) {
-	ps := &x.procs
-	for i := 0; i < ps.Len(); i++ {
-		for h := ps.Start[i]; h < ps.Start[i]+ps.N[i]; h++ {
+	for _, pr := range model.Processes(x.parts) {
+		for h := pr.Start; h < pr.Start+pr.N; h++ {
 			w := x.r.Locate(h)
 			if w.Group.HardwareType != model.HardwareAccelerator {
 				continue

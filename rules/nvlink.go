@@ -106,7 +106,7 @@ func nvlinkKnown(nodes []model.Node) bool {
 // workerGroups are the component's workers that hold several accelerators.
 func workerGroups(cp *model.ComponentPlan) []tpGroup {
 	var gs []tpGroup
-	for _, p := range cp.Placements {
+	for _, p := range cp.Placements.All() {
 		if p.HardwareType != model.HardwareAccelerator || len(p.LocalHardwareRanks) < 2 {
 			continue
 		}
@@ -120,11 +120,12 @@ func workerGroups(cp *model.ComponentPlan) []tpGroup {
 // worker on one GPU.
 func rankGroups(cp *model.ComponentPlan, tp int) []tpGroup {
 	var gs []tpGroup
-	ps := cp.Placements
-	for start := 0; start+tp <= len(ps); start += tp {
-		g := tpGroup{what: fmt.Sprintf("TP group %d (workers %d-%d)", start/tp, start, start+tp-1), node: ps[start].ClusterNodeRank}
+	ps := &cp.Placements
+	for start := 0; start+tp <= ps.Len(); start += tp {
+		g := tpGroup{what: fmt.Sprintf("TP group %d (workers %d-%d)", start/tp, start, start+tp-1), node: ps.Node(start)}
 		ok := true
-		for _, p := range ps[start : start+tp] {
+		for j := start; j < start+tp; j++ {
+			p := ps.At(j)
 			if p.HardwareType != model.HardwareAccelerator || len(p.LocalHardwareRanks) != 1 {
 				ok = false
 				break

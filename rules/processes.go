@@ -20,12 +20,12 @@ func (x *entryView) processes() *Violation {
 		base = x.b.procBase(x.ei, x.only, x.r.Total)
 	}
 	lastNode := -1
-	for i := range x.procs.Start {
-		seg := x.parts[x.procs.Part[i]].Index
+	for i, pr := range model.Processes(x.parts) {
+		seg := x.parts[pr.Part].Index
 		mine := x.part(seg)
-		first := x.r.Locate(x.procs.Start[i])
+		first := x.r.Locate(pr.Start)
 		if mine {
-			if v := x.oneProcess(i, base, seg, first); v != nil {
+			if v := x.oneProcess(pr, base+i, seg, first); v != nil {
 				return v
 			}
 		}
@@ -58,30 +58,31 @@ func (x *entryView) groupsOverlap() *Violation {
 	return nil
 }
 
-// oneProcess checks process i's own resources.
-func (x *entryView) oneProcess(i, base, seg int, first model.Where) *Violation {
-	start, n, f := x.procs.Start[i], x.procs.N[i], x.fact(seg)
+// oneProcess checks the own resources of process pr, the config's worker
+// number worker.
+func (x *entryView) oneProcess(pr model.Process, worker, seg int, first model.Where) *Violation {
+	start, n, f := pr.Start, pr.N, x.fact(seg)
 	if !x.r.Typed && n != 1 {
-		x.roles[f] = fmt.Sprintf("gives worker %d %d nodes", base+i, n)
+		x.roles[f] = fmt.Sprintf("gives worker %d %d nodes", worker, n)
 		return &Violation{Code: model.CodeOneProcessOneNode, Primary: f, Roles: x.roles,
-			Summary: fmt.Sprintf("%s: worker %d would run on %d nodes at once", x.who, base+i, n)}
+			Summary: fmt.Sprintf("%s: worker %d would run on %d nodes at once", x.who, worker, n)}
 	}
-	if v := x.sameDevice(i, base, f); v != nil {
+	if v := x.sameDevice(pr, worker, f); v != nil {
 		return v
 	}
 	for h := start + 1; h < start+n; h++ {
 		w := x.r.Locate(h)
 		if w.Node != first.Node {
-			x.roles[f] = fmt.Sprintf("worker %d comes from here", base+i)
+			x.roles[f] = fmt.Sprintf("worker %d comes from here", worker)
 			return &Violation{Code: model.CodeSpansNodes, Primary: f, Roles: x.roles,
-				Summary: fmt.Sprintf("%s: worker %d would get %s: one process cannot span nodes", x.who, base+i, perNode(x.r, start, n)),
+				Summary: fmt.Sprintf("%s: worker %d would get %s: one process cannot span nodes", x.who, worker, perNode(x.r, start, n)),
 				Why:     "A process runs on one node; RLinf only finds this when it launches the workers (D5).",
 				Fixes:   x.alignFixes(seg)}
 		}
 		if w.Group.HardwareType != first.Group.HardwareType {
-			x.roles[f] = fmt.Sprintf("worker %d gets %s and %s", base+i, first.Group.HardwareType, w.Group.HardwareType)
+			x.roles[f] = fmt.Sprintf("worker %d gets %s and %s", worker, first.Group.HardwareType, w.Group.HardwareType)
 			return &Violation{Code: model.CodeMixedHardware, Primary: f, Roles: x.roles,
-				Summary: fmt.Sprintf("%s: worker %d would mix hardware types %s and %s", x.who, base+i, first.Group.HardwareType, w.Group.HardwareType)}
+				Summary: fmt.Sprintf("%s: worker %d would mix hardware types %s and %s", x.who, worker, first.Group.HardwareType, w.Group.HardwareType)}
 		}
 	}
 	return nil
@@ -90,8 +91,8 @@ func (x *entryView) oneProcess(i, base, seg int, first model.Where) *Violation {
 // sameDevice refuses a process given one device twice: two groups that
 // share a node number its devices twice, so distinct ranks can be one GPU
 // (D19).
-func (x *entryView) sameDevice(i, base, f int) *Violation {
-	start, n := x.procs.Start[i], x.procs.N[i]
+func (x *entryView) sameDevice(pr model.Process, worker, f int) *Violation {
+	start, n := pr.Start, pr.N
 	if n < 2 || len(x.r.Groups) < 2 {
 		return nil
 	}
@@ -102,9 +103,9 @@ func (x *entryView) sameDevice(i, base, f int) *Violation {
 		w := x.r.Locate(h)
 		d := device{w.Node, w.Local}
 		if seen[d] && w.Group.HardwareType == typ {
-			x.roles[f] = fmt.Sprintf("worker %d gets device %d of node %d twice", base+i, w.Local, w.Node)
+			x.roles[f] = fmt.Sprintf("worker %d gets device %d of node %d twice", worker, w.Local, w.Node)
 			return &Violation{Code: model.CodeProcessHardwareDup, Primary: f, Roles: x.roles,
-				Summary: fmt.Sprintf("%s: worker %d would get device %d of node %d twice (node groups %v share the node)", x.who, base+i, w.Local, w.Node, x.r.Labels())}
+				Summary: fmt.Sprintf("%s: worker %d would get device %d of node %d twice (node groups %v share the node)", x.who, worker, w.Local, w.Node, x.r.Labels())}
 		}
 		seen[d] = true
 	}

@@ -100,16 +100,18 @@ func envNotApplied(ds *model.Diagnostics, cfg *model.Config, plan *model.Plan) {
 	type miss struct{ comp, group string }
 	reported := map[miss]bool{}
 	for _, cp := range plan.Components {
-		for _, p := range cp.Placements {
+		for i := range cp.Placements.Len() {
+			label, node := cp.Placements.Label(i), cp.Placements.Node(i)
 			for gi := range cfg.NodeGroups {
 				g := &cfg.NodeGroups[gi]
-				if g.Label == p.NodeGroupLabel || reported[miss{cp.Name, g.Label}] {
+				if g.Label == label || reported[miss{cp.Name, g.Label}] {
 					continue
 				}
-				ec := missedEnv(g, p.ClusterNodeRank)
+				ec := missedEnv(g, node)
 				if ec == nil {
 					continue
 				}
+				p := cp.Placements.At(i)
 				reported[miss{cp.Name, g.Label}] = true
 				e := &cfg.Components[cp.Entry]
 				w := ds.Warnf(model.WarnEnvNotApplied, e.PlacementSpan, fmt.Sprintf("placed through %q", p.NodeGroupLabel),

@@ -76,7 +76,7 @@ func TestD3_YAML11ScalarRefused(t *testing.T) {
 func TestD4_ProcessOffsetWarns(t *testing.T) {
 	src := actorYAML("0-3:4-7")
 	r := mustPlan(t, src, nodes(8), hybrid)
-	if got := field(comp(t, r, "actor").Placements, func(p model.Placement) int { return p.Rank }); !reflect.DeepEqual(got, []int{0, 1, 2, 3}) {
+	if got := field(comp(t, r, "actor").Placements.Slice(), func(p model.Placement) int { return p.Rank }); !reflect.DeepEqual(got, []int{0, 1, 2, 3}) {
 		t.Errorf("ranks %v", got)
 	}
 	d := wantDiag(t, r.Diagnostics, model.WarnProcessOffset, model.SeverityWarning)
@@ -190,14 +190,14 @@ func TestD9_ModelParallelWarnings(t *testing.T) {
 		r := mustPlan(t, src, nodes(4, 4), detect)
 		wantDiag(t, r.Diagnostics, model.WarnMPNodeGroup, model.SeverityWarning)
 		// Packed over `cluster`: GPUs 0-3 are node 0's, not train's.
-		if got := nodesOf(comp(t, r, "actor").Placements); !reflect.DeepEqual(got, []int{0, 0, 0, 0}) {
+		if got := nodesOf(comp(t, r, "actor").Placements.Slice()); !reflect.DeepEqual(got, []int{0, 0, 0, 0}) {
 			t.Errorf("actor nodes %v, want node 0 (the cluster group)", got)
 		}
 	})
 	t.Run("reward gaps", func(t *testing.T) {
 		r := mustPlan(t, mpYAML(1, "    actor,rollout: 0-3\n    reward: \"0,2\"\n", tp(1, 1)), nodes(4), detect)
 		wantDiag(t, r.Diagnostics, model.WarnMPRewardGaps, model.SeverityWarning)
-		if got := visible(comp(t, r, "reward").Placements); !reflect.DeepEqual(got, []string{"0", "1", "2"}) {
+		if got := visible(comp(t, r, "reward").Placements.Slice()); !reflect.DeepEqual(got, []string{"0", "1", "2"}) {
 			t.Errorf("reward visible %v, want 3 processes on 0,1,2", got)
 		}
 	})
@@ -205,8 +205,8 @@ func TestD9_ModelParallelWarnings(t *testing.T) {
 		r := mustPlan(t, mpYAML(1, "    actor,rollout,reward: all\n", tp(2, 2)), nodes(8), detect)
 		wantDiag(t, r.Diagnostics, model.WarnMPWorldSize, model.SeverityNote)
 		rollout := comp(t, r, "rollout")
-		if rollout.RankMapWorldSize != 8 || len(rollout.Placements) != 4 {
-			t.Errorf("rollout: get_world_size %d, %d launched; want 8 and 4", rollout.RankMapWorldSize, len(rollout.Placements))
+		if rollout.RankMapWorldSize != 8 || rollout.Placements.Len() != 4 {
+			t.Errorf("rollout: get_world_size %d, %d launched; want 8 and 4", rollout.RankMapWorldSize, rollout.Placements.Len())
 		}
 	})
 }
@@ -295,7 +295,7 @@ func TestD13_InventoryRanksAsGiven(t *testing.T) {
 	}
 	r := mustPlan(t, "cluster:\n  num_nodes: 2\n  component_placement:\n    actor: all\n", inv, hybrid)
 	actor := comp(t, r, "actor")
-	if got := nodesOf(actor.Placements); !reflect.DeepEqual(got, []int{0, 0, 1, 1, 1, 1}) {
+	if got := nodesOf(actor.Placements.Slice()); !reflect.DeepEqual(got, []int{0, 0, 1, 1, 1, 1}) {
 		t.Errorf("actor nodes %v", got)
 	}
 	if got := r.Cluster.Env(actor, 3)["MASTER_ADDR"]; got != "10.0.0.10" {

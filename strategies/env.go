@@ -25,10 +25,10 @@ var accelVars = map[string][]string{
 // the inventory knows the rank-0 node's address; MASTER_PORT is chosen at
 // launch and is not part of the plan.
 func (c *Cluster) Env(cp *model.ComponentPlan, i int) map[string]string {
-	p := &cp.Placements[i]
+	p := cp.Placements.At(i)
 	node := &c.Nodes[p.ClusterNodeRank]
 	group := c.groupEnvVars(p.NodeGroupLabel, p.ClusterNodeRank)
-	addr := c.NodeAddress(cp.Placements[0].ClusterNodeRank)
+	addr := c.NodeAddress(cp.Placements.Node(0))
 	names, accel := accelVars[p.AcceleratorType]
 	nvEGL := accel && p.AcceleratorType == model.AccelNVGPU && len(p.VisibleAccelerators) > 0
 
@@ -40,7 +40,7 @@ func (c *Cluster) Env(cp *model.ComponentPlan, i int) map[string]string {
 	buf = append(buf, ':')
 	buf = strconv.AppendInt(buf, int64(p.Rank), 10)
 	workerEnd := mark()
-	buf = strconv.AppendInt(buf, int64(len(cp.Placements)), 10)
+	buf = strconv.AppendInt(buf, int64(cp.Placements.Len()), 10)
 	worldEnd := mark()
 	buf = strconv.AppendInt(buf, int64(p.Rank), 10)
 	rankEnd := mark()

@@ -12,7 +12,7 @@ import (
 
 // component wraps placements as a component named name.
 func component(name string, ps []model.Placement) *model.ComponentPlan {
-	return &model.ComponentPlan{Name: name, Placements: ps}
+	return &model.ComponentPlan{Name: name, Placements: model.PlacementsOf(ps)}
 }
 
 func diffEnv(t *testing.T, got, want map[string]string) {
@@ -142,7 +142,7 @@ func TestEnvGroupEnvConfigs(t *testing.T) {
 `
 	r := mustPlan(t, src, nodes(4, 4), hybrid)
 	rollout, actor := comp(t, r, "rollout"), comp(t, r, "actor")
-	for i := range rollout.Placements {
+	for i := range rollout.Placements.Len() {
 		env := r.Cluster.Env(rollout, i)
 		if env["OMP_NUM_THREADS"] != "32" || env["NODE_GROUP_LABEL"] != "rollout" {
 			t.Errorf("rollout worker %d: OMP_NUM_THREADS=%q label=%q", i, env["OMP_NUM_THREADS"], env["NODE_GROUP_LABEL"])
@@ -151,7 +151,7 @@ func TestEnvGroupEnvConfigs(t *testing.T) {
 			t.Errorf("rollout worker %d: RANK=%q; the WorkerGroup value must win", i, env["RANK"])
 		}
 	}
-	for i := range actor.Placements {
+	for i := range actor.Placements.Len() {
 		env := r.Cluster.Env(actor, i)
 		if v, ok := env["OMP_NUM_THREADS"]; ok {
 			t.Errorf("actor worker %d (through cluster) got OMP_NUM_THREADS=%q", i, v)

@@ -21,25 +21,25 @@ type Flexible struct {
 
 // Place expands the strategy. A group without hardware is a clear error
 // where RLinf crashes (D7).
-func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
+func (fx Flexible) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
+	var out model.Placements
 	if len(fx.HardwareRanks) == 0 {
-		return nil, fail(-1, "the hardware_ranks_list must not be empty")
+		return out, fail(-1, "the hardware_ranks_list must not be empty")
 	}
 	r, f := c.resolve(fx.NodeGroups)
 	if f != nil {
-		return nil, f
+		return out, f
 	}
 	if !r.Typed {
 		f := fail(-1, "flexible placement needs hardware ranks, but node group(s) %v have no hardware type", r.Labels())
 		f.Why = "RLinf crashes with an AttributeError here (D7); use a CPU (node) placement or a group with GPUs or robots."
-		return nil, f
+		return out, f
 	}
 	if r.Total == 0 {
-		return nil, fail(-1, "no hardware found in node groups %v", r.Labels())
+		return out, fail(-1, "no hardware found in node groups %v", r.Labels())
 	}
-	// One backing array for every worker's local ranks (and one for the
-	// visible devices of isolated accelerators) instead of one per worker;
-	// each worker's slice is capped so appending to it copies.
+	// One backing array for every worker's local ranks instead of one per
+	// worker; each worker's slice is capped so appending to it copies.
 	nhw := 0
 	for _, hw := range fx.HardwareRanks {
 		nhw += len(hw)
@@ -50,19 +50,19 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 	var sorted []int     // scratch
 	for i, hw := range fx.HardwareRanks {
 		if len(hw) == 0 {
-			return nil, fail(i, "worker %d has no hardware ranks", i)
+			return out, fail(i, "worker %d has no hardware ranks", i)
 		}
 		// RLinf's order of checks: range, same node, unique, same type.
 		ws = ws[:0]
 		for _, h := range hw {
 			if h < 0 || h >= r.Total {
-				return nil, fail(i, "hardware rank %d is out of range: must be between 0 and %d across node groups %v", h, r.Total-1, r.Labels())
+				return out, fail(i, "hardware rank %d is out of range: must be between 0 and %d across node groups %v", h, r.Total-1, r.Labels())
 			}
 			ws = append(ws, r.Locate(h))
 		}
 		for _, w := range ws[1:] {
 			if w.Node != ws[0].Node {
-				return nil, fail(i, "worker %d would get %s: one process cannot span nodes", i, perNode(hw, ws))
+				return out, fail(i, "worker %d would get %s: one process cannot span nodes", i, perNode(hw, ws))
 			}
 		}
 		from := len(backing)
@@ -76,12 +76,12 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 		sort.Ints(sorted)
 		for k := 1; k < len(sorted); k++ {
 			if sorted[k] == sorted[k-1] {
-				return nil, fail(i, "worker %d lists hardware rank %d twice", i, sorted[k])
+				return out, fail(i, "worker %d lists hardware rank %d twice", i, sorted[k])
 			}
 		}
 		for _, w := range ws[1:] {
 			if w.Group.HardwareType != ws[0].Group.HardwareType {
-				return nil, fail(i, "worker %d mixes hardware types %s and %s", i, ws[0].Group.HardwareType, w.Group.HardwareType)
+				return out, fail(i, "worker %d mixes hardware types %s and %s", i, ws[0].Group.HardwareType, w.Group.HardwareType)
 			}
 		}
 		for _, h := range sorted {
@@ -91,7 +91,7 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 		// ranks can still be one device. RLinf hands it out twice; rlsolve
 		// refuses (the worker would see the GPU twice in CUDA_VISIBLE_DEVICES).
 		if dev, dup := repeated(backing[from:]); dup {
-			return nil, fail(i, "worker %d would get device %d of node %d twice (node groups %v share the node)", i, dev, ws[0].Node, r.Labels())
+			return out, fail(i, "worker %d would get device %d of node %d twice (node groups %v share the node)", i, dev, ws[0].Node, r.Labels())
 		}
 		first := r.Locate(sorted[0])
 		procs[i] = flexProc{first: sorted[0], w: first, local: backing[from:len(backing):len(backing)]}
@@ -99,39 +99,28 @@ func (fx Flexible) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure)
 	if !slices.IsSortedFunc(procs, cmpFlexProc) {
 		slices.SortStableFunc(procs, cmpFlexProc)
 	}
-	out := make([]model.Placement, len(procs))
-	var visBacking []string
-	if isolate {
-		visBacking = make([]string, 0, nhw)
-	}
+	out.Grow(len(procs))
+	var vis []string // scratch: Append copies it
 	for i := range procs {
 		pr := &procs[i]
 		w := pr.w
 		t := w.Group.HardwareType
-		var vis []string
 		var lacc int
 		if isolate && t == model.HardwareAccelerator {
-			from := len(visBacking)
+			vis = vis[:0]
 			for _, h := range pr.local {
-				visBacking = append(visBacking, strconv.Itoa(h))
+				vis = append(vis, strconv.Itoa(h))
 			}
-			vis, lacc = visBacking[from:len(visBacking):len(visBacking)], pr.local[0]
+			lacc = pr.local[0]
 		} else {
 			vis, lacc = c.visibleFor(w.Node, t, pr.local, isolate)
 		}
-		p := &out[i]
-		p.Rank = i
-		p.ClusterNodeRank = w.Node
-		p.LocalAcceleratorRank = lacc
-		p.VisibleAccelerators = vis
-		p.IsolateAccelerator = isolate
-		p.LocalHardwareRanks = pr.local
-		p.NodeGroupLabel = w.Group.Label
-		p.AcceleratorType = c.Nodes[w.Node].AcceleratorType()
-		p.HardwareType = t
+		out.Append(&model.Placement{Rank: i, ClusterNodeRank: w.Node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
+			IsolateAccelerator: isolate, LocalHardwareRanks: pr.local, NodeGroupLabel: w.Group.Label,
+			AcceleratorType: c.Nodes[w.Node].AcceleratorType(), HardwareType: t})
 	}
-	if f := finishRuns(out, true); f != nil {
-		return nil, f
+	if f := ascending(&out); f != nil {
+		return out, f
 	}
 	return out, nil
 }

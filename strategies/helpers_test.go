@@ -147,10 +147,10 @@ var failureText = map[string][]string{
 
 // wantFailure asserts a strategy failed for the rule behind code (and,
 // when process >= -1, for that worker).
-func wantFailure(t *testing.T, ps []model.Placement, f *strategies.Failure, code string, process int) {
+func wantFailure(t *testing.T, ps model.Placements, f *strategies.Failure, code string, process int) {
 	t.Helper()
 	if f == nil {
-		t.Fatalf("want failure %s, got %d placements: %+v", code, len(ps), ps)
+		t.Fatalf("want failure %s, got %d placements: %+v", code, ps.Len(), ps.Slice())
 	}
 	texts, ok := failureText[code]
 	if !ok {
@@ -169,13 +169,13 @@ func wantFailure(t *testing.T, ps []model.Placement, f *strategies.Failure, code
 }
 
 // mustPlace(t)(strategy.Place(c, iso)) returns the placements or fails.
-func mustPlace(t *testing.T) func([]model.Placement, *strategies.Failure) []model.Placement {
-	return func(ps []model.Placement, f *strategies.Failure) []model.Placement {
+func mustPlace(t *testing.T) func(model.Placements, *strategies.Failure) []model.Placement {
+	return func(ps model.Placements, f *strategies.Failure) []model.Placement {
 		t.Helper()
 		if f != nil {
 			t.Fatalf("unexpected failure: %s", f.Msg)
 		}
-		return ps
+		return ps.Slice()
 	}
 }
 

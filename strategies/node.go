@@ -15,9 +15,10 @@ type Node struct {
 
 // Place expands the strategy. local_accelerator_rank is the integer 0, not
 // RLinf's string '0' (D12).
-func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
+func (ns Node) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
+	var out model.Placements
 	if len(ns.NodeRanks) == 0 {
-		return nil, fail(-1, "the node_ranks list must not be empty")
+		return out, fail(-1, "the node_ranks list must not be empty")
 	}
 	labels := ns.NodeGroups
 	if len(labels) == 0 {
@@ -32,7 +33,7 @@ func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 		only = c.Group(labels[0])
 		if only == nil {
 			_, f := c.resolve(labels)
-			return nil, f
+			return out, f
 		}
 		flat = only.Nodes
 	} else {
@@ -41,11 +42,11 @@ func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 			g := c.Group(l)
 			if g == nil {
 				_, f := c.resolve([]string{l})
-				return nil, f
+				return out, f
 			}
 			for _, n := range g.Nodes {
 				if o, ok := owner[n]; ok {
-					return nil, fail(-1, "node groups %q and %q both contain node %d: node placement across several groups needs disjoint node sets", o, l, n)
+					return out, fail(-1, "node groups %q and %q both contain node %d: node placement across several groups needs disjoint node sets", o, l, n)
 				}
 				owner[n] = l
 			}
@@ -60,11 +61,10 @@ func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 		idx = append([]int(nil), idx...)
 		sort.Ints(idx)
 	}
-	out := make([]model.Placement, len(idx))
-	noRanks := []int{} // shared: it has no elements, so appending copies
+	out.Grow(len(idx))
 	for i, x := range idx {
 		if x < 0 || x >= len(flat) {
-			return nil, fail(i, "node index %d is out of range for node groups %v (%d nodes)", x, labels, len(flat))
+			return out, fail(i, "node index %d is out of range for node groups %v (%d nodes)", x, labels, len(flat))
 		}
 		n := flat[x]
 		g := only
@@ -75,18 +75,11 @@ func (ns Node) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 		if len(vis) > 0 {
 			lacc = 0
 		}
-		p := &out[i]
-		p.Rank = i
-		p.ClusterNodeRank = n
-		p.LocalAcceleratorRank = lacc
-		p.VisibleAccelerators = vis
-		p.IsolateAccelerator = isolate
-		p.LocalHardwareRanks = noRanks
-		p.NodeGroupLabel = g.Label
-		p.AcceleratorType = c.Nodes[n].AcceleratorType()
+		out.Append(&model.Placement{Rank: i, ClusterNodeRank: n, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
+			IsolateAccelerator: isolate, NodeGroupLabel: g.Label, AcceleratorType: c.Nodes[n].AcceleratorType()})
 	}
-	if f := finishRuns(out, true); f != nil {
-		return nil, f
+	if f := ascending(&out); f != nil {
+		return out, f
 	}
 	return out, nil
 }

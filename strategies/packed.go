@@ -47,23 +47,25 @@ func (p Packed) Check() *Failure {
 
 // Place expands the strategy. Unlike RLinf (whose capacity check is off by
 // one, §4.2 E1), a process whose devices would run past its node is refused (D1).
-func (p Packed) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
+func (p Packed) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
+	var out model.Placements
 	if f := p.Check(); f != nil {
-		return nil, f
+		return out, f
 	}
 	nhpp, stride := p.norm()
 	r, f := c.resolve(p.NodeGroups)
 	if f != nil {
-		return nil, f
+		return out, f
 	}
 	if p.Start >= r.Total || p.End >= r.Total {
-		return nil, fail(-1, "hardware ranks [%d, %d] exceed the %d available across node groups %v", p.Start, p.End, r.Total, r.Labels())
+		return out, fail(-1, "hardware ranks [%d, %d] exceed the %d available across node groups %v", p.Start, p.End, r.Total, r.Labels())
 	}
 	if !r.Typed {
-		return nil, fail(-1, "packed placement needs hardware, but a selected node group (%v) has none", r.Labels())
+		return out, fail(-1, "packed placement needs hardware, but a selected node group (%v) has none", r.Labels())
 	}
 	used := make([]bool, r.Total)
-	out := make([]model.Placement, 0, (p.End-p.Start+1)/nhpp)
+	out.Grow((p.End - p.Start + 1) / nhpp)
+	local := make([]int, nhpp) // scratch: Append copies it
 	for cur := p.Start; cur <= p.End; {
 		w := r.Locate(cur)
 		t := w.Group.HardwareType
@@ -71,23 +73,22 @@ func (p Packed) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 		if last := w.Local + (nhpp-1)*stride; last >= count {
 			if h := cur + (nhpp-1)*stride; h < r.Total {
 				if w2 := r.Locate(h); w2.Node == w.Node && w2.Group.HardwareType != t {
-					return nil, fail(len(out), "worker %d would mix %s and %s on node %d", len(out), model.HardwareUnit(t), model.HardwareUnit(w2.Group.HardwareType), w.Node)
+					return out, fail(out.Len(), "worker %d would mix %s and %s on node %d", out.Len(), model.HardwareUnit(t), model.HardwareUnit(w2.Group.HardwareType), w.Node)
 				}
 			}
-			f := fail(len(out),
+			f := fail(out.Len(),
 				"worker %d would need %s %s on node %d, but the node has %d (%s): one process cannot span nodes",
-				len(out), deviceList(w.Local, nhpp, stride), model.HardwareUnit(t), w.Node, count, countRange(count))
+				out.Len(), deviceList(w.Local, nhpp, stride), model.HardwareUnit(t), w.Node, count, countRange(count))
 			f.Why = "RLinf's own check is off by one here and would hand out a device index the node does not have (D1)."
-			return nil, f
+			return out, f
 		}
-		local := make([]int, nhpp)
 		for k := range local {
 			local[k] = w.Local + k*stride
 			used[cur+k*stride] = true
 		}
 		vis, lacc := c.visibleFor(w.Node, t, local, isolate)
-		out = append(out, model.Placement{
-			Rank: len(out), ClusterNodeRank: w.Node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
+		out.Append(&model.Placement{
+			Rank: out.Len(), ClusterNodeRank: w.Node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
 			IsolateAccelerator: isolate, LocalHardwareRanks: local, NodeGroupLabel: w.Group.Label,
 			AcceleratorType: c.Nodes[w.Node].AcceleratorType(), HardwareType: t,
 		})
@@ -96,7 +97,6 @@ func (p Packed) Place(c *Cluster, isolate bool) ([]model.Placement, *Failure) {
 		}
 	}
 	// Packed has no "sorted by node" check in RLinf.
-	finishRuns(out, false)
 	return out, nil
 }
 

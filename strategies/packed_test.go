@@ -230,7 +230,7 @@ func TestPackedConstructorChecks(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f := tc.p.Check()
-			wantFailure(t, nil, f, tc.code, -1)
+			wantFailure(t, model.Placements{}, f, tc.code, -1)
 			ps, f := tc.p.Place(c, true)
 			wantFailure(t, ps, f, tc.code, -1)
 		})

@@ -69,7 +69,7 @@ func (c *Cluster) placeAll(plan *model.Plan) error {
 		entry int
 		s     string
 	}
-	done := map[key][]model.Placement{}
+	done := map[key]model.Placements{}
 	for i := range plan.Components {
 		cp := &plan.Components[i]
 		k := key{cp.Entry, fmt.Sprintf("%v", cp.Strategy.Kind) + strategyKey(&cp.Strategy)}
@@ -96,13 +96,13 @@ func strategyKey(s *model.Strategy) string {
 
 // place runs a strategy record on the cluster (workers isolated, as
 // RLinf's WorkerGroup launches them by default).
-func place(c *Cluster, s *model.Strategy) ([]model.Placement, *Failure) {
+func place(c *Cluster, s *model.Strategy) (model.Placements, *Failure) {
 	switch s.Kind {
 	case model.StrategyPacked:
 		return Packed{Start: s.Start, End: s.End, HardwarePerProcess: s.HardwarePerProcess, Stride: s.Stride, NodeGroups: s.NodeGroups}.Place(c, true)
 	case model.StrategyFlexible:
-		return Flexible{HardwareRanks: s.HardwareRanks, NodeGroups: s.NodeGroups}.Place(c, true)
+		return Flexible{HardwareRanks: s.HardwareRanks(), NodeGroups: s.NodeGroups}.Place(c, true)
 	default:
-		return Node{NodeRanks: s.NodeRanks, NodeGroups: s.NodeGroups}.Place(c, true)
+		return Node{NodeRanks: s.NodeRanks(), NodeGroups: s.NodeGroups}.Place(c, true)
 	}
 }

@@ -66,14 +66,14 @@ func TestPlanParseTable(t *testing.T) {
 		t.Run(tc.value, func(t *testing.T) {
 			r := mustPlan(t, actorYAML(tc.value), nodes(8), hybrid)
 			cp := comp(t, r, "actor")
-			if cp.RankMapWorldSize != tc.world || len(cp.Placements) != tc.world {
-				t.Errorf("world size %d, %d placements; want %d", cp.RankMapWorldSize, len(cp.Placements), tc.world)
+			if cp.RankMapWorldSize != tc.world || cp.Placements.Len() != tc.world {
+				t.Errorf("world size %d, %d placements; want %d", cp.RankMapWorldSize, cp.Placements.Len(), tc.world)
 			}
-			if cp.Strategy.Kind != model.StrategyFlexible || !reflect.DeepEqual(cp.Strategy.HardwareRanks, tc.lists) {
-				t.Errorf("strategy %s %v, want flexible %v", cp.Strategy.Kind, cp.Strategy.HardwareRanks, tc.lists)
+			if cp.Strategy.Kind != model.StrategyFlexible || !reflect.DeepEqual(cp.Strategy.HardwareRanks(), tc.lists) {
+				t.Errorf("strategy %s %v, want flexible %v", cp.Strategy.Kind, cp.Strategy.HardwareRanks(), tc.lists)
 			}
 			var got [][]int
-			for _, p := range cp.Placements {
+			for _, p := range cp.Placements.All() {
 				got = append(got, p.LocalHardwareRanks)
 			}
 			if !reflect.DeepEqual(got, tc.lists) {
@@ -187,8 +187,8 @@ func TestPlanMultiGroup(t *testing.T) {
 	for i := 0; i < 2; i++ {
 		want = append(want, pw{node: 2, pnode: 2, lacc: i, lrank: i, lws: 2, vis: itoa(i), lhw: []int{i}, label: "4090"})
 	}
-	checkPlacements(t, comp(t, r, "a").Placements, want)
-	checkPlacements(t, comp(t, r, "b").Placements, []pw{
+	checkPlacements(t, comp(t, r, "a").Placements.Slice(), want)
+	checkPlacements(t, comp(t, r, "b").Placements.Slice(), []pw{
 		{node: 1, pnode: 0, lacc: 3, lrank: 0, lws: 1, vis: "3", lhw: []int{3}, label: "a800"},
 		{node: 3, pnode: 1, lacc: -1, lrank: 0, lws: 2, vis: "", lhw: []int{0}, label: "franka", accel: "NO_ACCEL"},
 		{node: 3, pnode: 1, lacc: -1, lrank: 1, lws: 2, vis: "", lhw: []int{1}, label: "franka", accel: "NO_ACCEL"},
@@ -221,7 +221,7 @@ func TestPlanGroupsSharingANode(t *testing.T) {
     a: {node_group: "g1,g2", placement: 0-3}
 `
 	r := mustPlan(t, src, nodes(2), hybrid)
-	if got := visible(comp(t, r, "a").Placements); !reflect.DeepEqual(got, []string{"0", "1", "0", "1"}) {
+	if got := visible(comp(t, r, "a").Placements.Slice()); !reflect.DeepEqual(got, []string{"0", "1", "0", "1"}) {
 		t.Errorf("visible %v, want GPUs 0,1,0,1", got)
 	}
 }
@@ -240,17 +240,17 @@ func TestPlanHybridFacts(t *testing.T) {
 `
 		r := mustPlan(t, src, nodes(4, 4), hybrid)
 		actor := comp(t, r, "actor")
-		if !reflect.DeepEqual(actor.HardwareRanks, []int{0, 1, 2, 3}) || len(actor.Placements) != 4 {
-			t.Errorf("actor hardware %v, %d placements", actor.HardwareRanks, len(actor.Placements))
+		if !reflect.DeepEqual(actor.HardwareRanks, []int{0, 1, 2, 3}) || actor.Placements.Len() != 4 {
+			t.Errorf("actor hardware %v, %d placements", actor.HardwareRanks, actor.Placements.Len())
 		}
 		env := comp(t, r, "env")
-		if env.Strategy.Kind != model.StrategyNode || len(env.Placements) != 4 || !reflect.DeepEqual(nodesOf(env.Placements), []int{0, 0, 1, 1}) {
-			t.Errorf("env %s strategy, nodes %v", env.Strategy.Kind, nodesOf(env.Placements))
+		if env.Strategy.Kind != model.StrategyNode || env.Placements.Len() != 4 || !reflect.DeepEqual(nodesOf(env.Placements.Slice()), []int{0, 0, 1, 1}) {
+			t.Errorf("env %s strategy, nodes %v", env.Strategy.Kind, nodesOf(env.Placements.Slice()))
 		}
 	})
 	t.Run("fact 21", func(t *testing.T) {
 		r := mustPlan(t, "cluster:\n  num_nodes: 1\n  component_placement:\n    actor,reward: all\n", nodes(4), hybrid)
-		ps := comp(t, r, "actor").Placements
+		ps := comp(t, r, "actor").Placements.Slice()
 		if got := field(ps, func(p model.Placement) int { return p.LocalAcceleratorRank }); !reflect.DeepEqual(got, []int{0, 1, 2, 3}) {
 			t.Errorf("local accelerator ranks %v", got)
 		}
@@ -261,17 +261,17 @@ func TestPlanHybridFacts(t *testing.T) {
 	t.Run("fact 22", func(t *testing.T) {
 		src := "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0-2,5,7\n    inference: 3-4\n    reward: 0-2\n"
 		r := mustPlan(t, src, nodes(8), detect)
-		if got := field(comp(t, r, "actor").Placements, func(p model.Placement) int { return p.LocalAcceleratorRank }); !reflect.DeepEqual(got, []int{0, 1, 2, 5, 7}) {
+		if got := field(comp(t, r, "actor").Placements.Slice(), func(p model.Placement) int { return p.LocalAcceleratorRank }); !reflect.DeepEqual(got, []int{0, 1, 2, 5, 7}) {
 			t.Errorf("actor %v", got)
 		}
-		if got := field(comp(t, r, "inference").Placements, func(p model.Placement) int { return p.LocalAcceleratorRank }); !reflect.DeepEqual(got, []int{3, 4}) {
+		if got := field(comp(t, r, "inference").Placements.Slice(), func(p model.Placement) int { return p.LocalAcceleratorRank }); !reflect.DeepEqual(got, []int{3, 4}) {
 			t.Errorf("inference %v", got)
 		}
 	})
 	t.Run("fact 23", func(t *testing.T) {
 		r := mustPlan(t, "cluster:\n  num_nodes: 1\n  component_placement:\n    actor,inference: 0-1\n", nodes(2), hybrid)
 		a, i := comp(t, r, "actor"), comp(t, r, "inference")
-		if len(a.Placements) != 2 || !reflect.DeepEqual(a.Strategy, i.Strategy) || !reflect.DeepEqual(a.Placements, i.Placements) || a.Entry != i.Entry {
+		if a.Placements.Len() != 2 || !reflect.DeepEqual(a.Strategy, i.Strategy) || !reflect.DeepEqual(a.Placements, i.Placements) || a.Entry != i.Entry {
 			t.Errorf("actor and inference should share one strategy: %+v / %+v", a.Strategy, i.Strategy)
 		}
 	})
@@ -294,10 +294,10 @@ func TestPlanHybridFacts(t *testing.T) {
     rollout: {node_group: infer, placement: 0}
 `
 		r := mustPlan(t, src, nodes(4, 4), hybrid)
-		if got := nodesOf(comp(t, r, "actor").Placements); !reflect.DeepEqual(got, []int{0, 0}) {
+		if got := nodesOf(comp(t, r, "actor").Placements.Slice()); !reflect.DeepEqual(got, []int{0, 0}) {
 			t.Errorf("actor nodes %v", got)
 		}
-		if got := nodesOf(comp(t, r, "rollout").Placements); !reflect.DeepEqual(got, []int{1}) {
+		if got := nodesOf(comp(t, r, "rollout").Placements.Slice()); !reflect.DeepEqual(got, []int{1}) {
 			t.Errorf("rollout nodes %v", got)
 		}
 	})
@@ -372,11 +372,11 @@ func TestPlanModelParallelFacts(t *testing.T) {
 		if r.Plan.Mode != model.ModeAuto {
 			t.Errorf("mode %s", r.Plan.Mode)
 		}
-		actor := comp(t, r, "actor").Placements
+		actor := comp(t, r, "actor").Placements.Slice()
 		if len(actor) != 10 || strings.Join(actor[0].VisibleAccelerators, ",") != "0" {
 			t.Errorf("actor: %d placements, first visible %v", len(actor), actor[0].VisibleAccelerators)
 		}
-		for _, p := range comp(t, r, "rollout").Placements {
+		for _, p := range comp(t, r, "rollout").Placements.All() {
 			if p.LocalWorldSize != 2 {
 				t.Errorf("rollout rank %d lws %d, want 2", p.Rank, p.LocalWorldSize)
 			}
@@ -459,7 +459,7 @@ func TestPlanHeteroFacts(t *testing.T) {
     env: {node_group: "gpu,franka", placement: 0-1}
 `
 		r := mustPlan(t, src, withRobots(nodes(1), 0, "Franka", 1), hybrid)
-		checkPlacements(t, comp(t, r, "env").Placements, heteroWant)
+		checkPlacements(t, comp(t, r, "env").Placements.Slice(), heteroWant)
 	})
 }
 
@@ -483,7 +483,7 @@ func TestPlanCollocatedStride(t *testing.T) {
 			if r.Plan.Mode != model.ModeCollocated {
 				t.Errorf("mode %s", r.Plan.Mode)
 			}
-			ps := comp(t, r, "rollout").Placements
+			ps := comp(t, r, "rollout").Placements.Slice()
 			if got := visible(ps); !reflect.DeepEqual(got, tc.want) {
 				t.Errorf("rollout visible %v, want %v", got, tc.want)
 			}
@@ -505,7 +505,7 @@ func TestPlanDisaggregatedExample(t *testing.T) {
 		"inference": {"6", "7"},
 		"reward":    {"2", "3", "4", "5"},
 	} {
-		if got := visible(comp(t, r, n).Placements); !reflect.DeepEqual(got, want) {
+		if got := visible(comp(t, r, n).Placements.Slice()); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s visible %v, want %v", n, got, want)
 		}
 	}
@@ -516,7 +516,7 @@ func TestPlanDisaggregatedExample(t *testing.T) {
 func TestPlanDisaggregatedUnevenRollout(t *testing.T) {
 	src := mpYAML(1, "    actor: 0-1\n    rollout: 2-7\n    reward: 2-7\n", tp(1, 4))
 	r := mustPlan(t, src, nodes(8), detect)
-	if got := visible(comp(t, r, "rollout").Placements); !reflect.DeepEqual(got, []string{"2,3,4,5,6,7"}) {
+	if got := visible(comp(t, r, "rollout").Placements.Slice()); !reflect.DeepEqual(got, []string{"2,3,4,5,6,7"}) {
 		t.Errorf("rollout visible %v, want one process on 2-7", got)
 	}
 	wantDiag(t, r.Diagnostics, model.WarnParallelDivides, model.SeverityWarning)
@@ -540,7 +540,7 @@ func TestPlanAutoExample(t *testing.T) {
 		"inference": {"8", "9"},
 		"reward":    each(4, 7),
 	} {
-		if got := visible(comp(t, r, n).Placements); !reflect.DeepEqual(got, want) {
+		if got := visible(comp(t, r, n).Placements.Slice()); !reflect.DeepEqual(got, want) {
 			t.Errorf("%s visible %v, want %v", n, got, want)
 		}
 	}
@@ -592,7 +592,7 @@ func TestPlanInventorySize(t *testing.T) {
 	r := plan(t, src, nodes(4), hybrid)
 	wantDiag(t, r.Diagnostics, model.CodeInventoryNodes, model.SeverityError)
 	r = mustPlan(t, src, nodes(4, 4, 4), hybrid)
-	if got := len(comp(t, r, "actor").Placements); got != 8 {
+	if got := comp(t, r, "actor").Placements.Len(); got != 8 {
 		t.Errorf("%d placements, want 8 (2 of 3 nodes)", got)
 	}
 }
@@ -646,10 +646,10 @@ func TestPlanNodeStrategySelection(t *testing.T) {
 	t.Run("CPU-only cluster group", func(t *testing.T) {
 		r := mustPlan(t, "cluster:\n  num_nodes: 2\n  component_placement:\n    env: all\n", nodes(0, 0), hybrid)
 		env := comp(t, r, "env")
-		if env.Strategy.Kind != model.StrategyNode || !reflect.DeepEqual(env.Strategy.NodeRanks, []int{0, 1}) {
+		if env.Strategy.Kind != model.StrategyNode || !reflect.DeepEqual(env.Strategy.NodeRanks(), []int{0, 1}) {
 			t.Errorf("strategy %+v", env.Strategy)
 		}
-		checkPlacements(t, env.Placements, []pw{
+		checkPlacements(t, env.Placements.Slice(), []pw{
 			{node: 0, pnode: 0, lacc: -1, lrank: 0, lws: 1, vis: "", label: "cluster", accel: "NO_ACCEL"},
 			{node: 1, pnode: 1, lacc: -1, lrank: 0, lws: 1, vis: "", label: "cluster", accel: "NO_ACCEL"},
 		})

@@ -31,7 +31,6 @@ func (c *Cluster) rankMap(e *model.ComponentEntry) (*rankMap, error) {
 		return nil, f
 	}
 	parts := make([]model.Part, 0, len(e.Segments))
-	var procs model.Processes
 	last := -1
 	for si := range e.Segments {
 		pt := model.ResolvePart(&e.Segments[si], si, r.Total, last)
@@ -42,25 +41,15 @@ func (c *Cluster) rankMap(e *model.ComponentEntry) (*rankMap, error) {
 		if !pt.Divides() {
 			return nil, fmt.Errorf("part %d: %d processes on %d resources", si, pt.Processes(), pt.Resources())
 		}
-		procs.AddPart(pt, len(parts))
 		parts = append(parts, pt)
 		last = pt.ProcEnd
 	}
-	rm.worldSize = procs.Len()
+	rm.worldSize = model.ProcessTotal(parts)
 	rm.hwRanks = model.HardwareRanks(parts)
+	kind := model.StrategyFlexible
 	if !r.Typed {
-		rm.strategy = model.Strategy{Kind: model.StrategyNode, NodeGroups: rm.labels, NodeRanks: append([]int(nil), procs.Start...)}
-		return rm, nil
+		kind = model.StrategyNode
 	}
-	backing := make([]int, 0, len(rm.hwRanks))
-	lists := make([][]int, procs.Len())
-	for i, st := range procs.Start {
-		from := len(backing)
-		for k := 0; k < procs.N[i]; k++ {
-			backing = append(backing, st+k)
-		}
-		lists[i] = backing[from:len(backing):len(backing)]
-	}
-	rm.strategy = model.Strategy{Kind: model.StrategyFlexible, NodeGroups: rm.labels, HardwareRanks: lists}
+	rm.strategy = model.Strategy{Kind: kind, NodeGroups: rm.labels, Parts: parts}
 	return rm, nil
 }

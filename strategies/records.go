@@ -23,29 +23,16 @@ func (c *Cluster) visibleFor(node int, hwType string, localHW []int, isolate boo
 	return c.AllVisible(node), 0
 }
 
-// finishRuns fills placement_node_rank, local_rank and local_world_size from
-// runs of consecutive workers on one node. With ascending set, a return to a
-// lower node is the "Placements must be sorted by node_id" failure.
-func finishRuns(ps []model.Placement, ascending bool) *Failure {
-	pnode, start := 0, 0
-	for i := 1; i <= len(ps); i++ {
-		if i < len(ps) && ps[i].ClusterNodeRank == ps[start].ClusterNodeRank {
-			continue
+// ascending is RLinf's "Placements must be sorted by node_id" check of
+// Flexible and Node placement: a worker on a lower node than the one
+// before it.
+func ascending(ps *model.Placements) *Failure {
+	for i := 1; i < ps.Len(); i++ {
+		if n, prev := ps.Node(i), ps.Node(i-1); n < prev {
+			return fail(i,
+				"worker %d lands on node %d after a worker on node %d: placements must be sorted by node (list node groups in ascending node order)",
+				i, n, prev)
 		}
-		for j := start; j < i; j++ {
-			ps[j].PlacementNodeRank = pnode
-			ps[j].LocalRank = j - start
-			ps[j].LocalWorldSize = i - start
-		}
-		if i < len(ps) {
-			if ascending && ps[i].ClusterNodeRank < ps[start].ClusterNodeRank {
-				return fail(i,
-					"worker %d lands on node %d after a worker on node %d: placements must be sorted by node (list node groups in ascending node order)",
-					i, ps[i].ClusterNodeRank, ps[start].ClusterNodeRank)
-			}
-			pnode++
-		}
-		start = i
 	}
 	return nil
 }

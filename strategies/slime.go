@@ -133,16 +133,15 @@ func (pl *slimePlanner) plan(l *model.SlimeLayout) *model.Plan {
 	if s.HasActor() {
 		n := s.ActorGPUs()
 		cp := model.ComponentPlan{Name: "actor", RankMapWorldSize: n, NodeGroups: label, Strategy: model.Strategy{Kind: model.StrategySlime}}
-		cp.Placements = make([]model.Placement, n)
+		cp.Placements.Grow(n)
 		for r := range n {
 			b := l.Bundles[r]
 			node := &pl.t.Nodes[b.Node]
 			cp.HardwareRanks = append(cp.HardwareRanks, b.Index)
-			cp.Placements[r] = model.Placement{Rank: r, ClusterNodeRank: b.Node, LocalAcceleratorRank: b.GPU,
+			cp.Placements.Append(&model.Placement{Rank: r, ClusterNodeRank: b.Node, LocalAcceleratorRank: b.GPU,
 				VisibleAccelerators: []string{strconv.Itoa(b.GPU)}, IsolateAccelerator: true, LocalHardwareRanks: []int{b.GPU},
-				NodeGroupLabel: "cluster", AcceleratorType: node.AcceleratorType(), HardwareType: model.HardwareAccelerator}
+				NodeGroupLabel: "cluster", AcceleratorType: node.AcceleratorType(), HardwareType: model.HardwareAccelerator})
 		}
-		finishRuns(cp.Placements, false)
 		plan.Components = append(plan.Components, cp)
 	}
 	if len(l.Engines) > 0 {
@@ -155,13 +154,12 @@ func (pl *slimePlanner) plan(l *model.SlimeLayout) *model.Plan {
 				}
 				node := &pl.t.Nodes[p.Node]
 				cp.HardwareRanks = append(cp.HardwareRanks, p.Bundles...)
-				cp.Placements = append(cp.Placements, model.Placement{Rank: p.Rank, ClusterNodeRank: p.Node, LocalAcceleratorRank: p.GPUs[0],
+				cp.Placements.Append(&model.Placement{Rank: p.Rank, ClusterNodeRank: p.Node, LocalAcceleratorRank: p.GPUs[0],
 					VisibleAccelerators: visible[p.Pos], IsolateAccelerator: false, LocalHardwareRanks: p.GPUs,
 					NodeGroupLabel: "cluster", AcceleratorType: node.AcceleratorType(), HardwareType: model.HardwareAccelerator})
 			}
 		}
-		cp.RankMapWorldSize = len(cp.Placements)
-		finishRuns(cp.Placements, false)
+		cp.RankMapWorldSize = cp.Placements.Len()
 		plan.Components = append(plan.Components, cp)
 	}
 	return plan

@@ -13,7 +13,7 @@ import (
 // a rollout engine's switches that stop Ray from setting the visible
 // devices (SGLang picks its GPUs from base_gpu_id).
 func (r *SlimeResult) Env(cp *model.ComponentPlan, i int) map[string]string {
-	p := &cp.Placements[i]
+	p := cp.Placements.At(i)
 	names, accel := accelVars[p.AcceleratorType]
 	env := map[string]string{}
 	if cp.Name != "actor" {
@@ -25,10 +25,10 @@ func (r *SlimeResult) Env(cp *model.ComponentPlan, i int) map[string]string {
 		return env
 	}
 	env["RANK"] = strconv.Itoa(p.Rank)
-	env["WORLD_SIZE"] = strconv.Itoa(len(cp.Placements))
+	env["WORLD_SIZE"] = strconv.Itoa(cp.Placements.Len())
 	env["LOCAL_RANK"] = "0"
 	env["NCCL_CUMEM_ENABLE"] = "0"
-	if master := r.Topology.Nodes[cp.Placements[0].ClusterNodeRank].Address(); master != "" {
+	if master := r.Topology.Nodes[cp.Placements.Node(0)].Address(); master != "" {
 		env["MASTER_ADDR"] = master
 	}
 	if accel {

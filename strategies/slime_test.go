@@ -38,7 +38,7 @@ func actorWhere(t *testing.T, r *SlimeResult) []where {
 		return nil
 	}
 	var out []where
-	for _, p := range cp.Placements {
+	for _, p := range cp.Placements.All() {
 		out = append(out, where{p.ClusterNodeRank, p.LocalAcceleratorRank})
 	}
 	return out
@@ -114,7 +114,7 @@ func TestSlimeColocate(t *testing.T) {
 
 func TestSlimeTrainAndRolloutOnly(t *testing.T) {
 	r, _ := mustPlan(t, slimeCfg(map[model.SlimeKey]int{model.SlimeTrainOnly: 1, model.SlimeActorGPUsPerNode: 4}), uniformTopo(1, 8))
-	if r.Plan.Mode != model.ModeTrainOnly || r.Plan.Component("rollout") != nil || len(r.Plan.Component("actor").Placements) != 4 || r.Layout.NumBundles != 4 {
+	if r.Plan.Mode != model.ModeTrainOnly || r.Plan.Component("rollout") != nil || r.Plan.Component("actor").Placements.Len() != 4 || r.Layout.NumBundles != 4 {
 		t.Errorf("train-only: %+v", r.Plan)
 	}
 	r, _ = mustPlan(t, slimeCfg(map[model.SlimeKey]int{model.SlimeRolloutOnly: 1, model.SlimeRolloutNumGPUs: 4, model.SlimeRolloutGPUsPerEngine: 2}), uniformTopo(1, 8))

@@ -118,7 +118,7 @@ func workerRanks(cmd *cobra.Command, args []string) []string {
 		return nil
 	}
 	var out []string
-	for i := range cp.Placements {
+	for i := range cp.Placements.Len() {
 		if i == 1000 {
 			break
 		}

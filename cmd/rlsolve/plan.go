@@ -211,8 +211,8 @@ func writePlan(w io.Writer, in *render.Input, format render.Format, title, compo
 			}
 			return usageErrorf("--component: %v", rlexec.UnknownComponent(in.Plan, component, where))
 		}
-		if rank < 0 || rank >= len(cp.Placements) {
-			return usageErrorf("--rank must be between 0 and %d for %s", len(cp.Placements)-1, component)
+		if rank < 0 || rank >= cp.Placements.Len() {
+			return usageErrorf("--rank must be between 0 and %d for %s", cp.Placements.Len()-1, component)
 		}
 		return render.WriteEnv(w, in, cp, rank)
 	}

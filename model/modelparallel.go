@@ -15,10 +15,16 @@ var MPComponents = []string{"actor", "rollout", "inference", "actor_inference", 
 // critic, COLLOCATED when actor and rollout have the same GPUs, else
 // DISAGGREGATED.
 func DecideMPMode(auto, hasCritic bool, actor, rollout []int) PlacementMode {
+	return MPMode(auto, hasCritic, slices.Equal(actor, rollout))
+}
+
+// MPMode is DecideMPMode for actor and rollout known to share their GPUs
+// or not (collocated), before they have any: a requirement says so.
+func MPMode(auto, hasCritic, collocated bool) PlacementMode {
 	switch {
 	case auto && !hasCritic:
 		return ModeAuto
-	case slices.Equal(actor, rollout):
+	case collocated:
 		return ModeCollocated
 	}
 	return ModeDisaggregated

@@ -35,7 +35,8 @@ var solveSeeds = []string{
 // same.
 func FuzzSolve(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "solve", "*.yaml"))
-	for _, name := range files {
+	mp, _ := filepath.Glob(filepath.Join("testdata", "solve_mp", "*.yaml"))
+	for _, name := range append(files, mp...) {
 		if data, err := os.ReadFile(name); err == nil && !strings.HasSuffix(name, ".want.yaml") {
 			f.Add(data, uint8(0), uint8(1))
 		}

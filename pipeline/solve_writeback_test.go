@@ -195,9 +195,10 @@ func TestSolveLastLine(t *testing.T) {
 }
 
 // TestSolveRefusesBeforePlacing: what no choice of devices can make valid
-// (RLinf's assertions about the components a model-parallel config names,
-// processes whole nodes cannot share) is refused before placing, with the
-// code check gives, not placed and then refused by the verifying check.
+// (processes whole nodes cannot share) or what solve does not place is
+// refused before placing, not placed and then refused by the verifying
+// check (RLinf's assertions about a model-parallel config's components:
+// TestSolveMPAssertions).
 func TestSolveRefusesBeforePlacing(t *testing.T) {
 	const mp = "runner:\n  task_type: reasoning\nactor:\n  model:\n    tensor_model_parallel_size: 2\nrollout:\n  tensor_parallel_size: 2\n"
 	head := func(n int) string {
@@ -206,10 +207,6 @@ func TestSolveRefusesBeforePlacing(t *testing.T) {
 	for _, c := range []struct {
 		name, src, code, says string
 	}{
-		{"no actor", head(1) + "    reward: {gpus: 1}\n" + mp, model.CodeMPMissing, "needs a `actor` component"},
-		{"inference beside a collocated rollout", head(2) + "    actor: {gpus: 8}\n    rollout: {with: actor}\n    reward: {with: actor}\n    inference: {gpus: 2}\n" + mp, model.CodeMPCollocatedExtra, "refuses inference GPUs"},
-		{"inference beside a rollout with a placed actor", head(2) + "    actor: 0-7\n    rollout: {with: actor}\n    reward: 8\n    critic_inference: {gpus: 2}\n" + mp, model.CodeMPCollocatedExtra, "refuses critic_inference GPUs"},
-		{"inference without recompute_logprobs", head(2) + "    actor: {gpus: 4}\n    rollout: {gpus: 4}\n    reward: {with: actor}\n    inference: {gpus: 2}\n" + mp + "algorithm:\n  recompute_logprobs: false\n", model.CodeMPRecompute, "disables inference"},
 		{"AUTO mode", head(2) + "    actor: {gpus: 4}\n    rollout: {gpus: 4}\n    reward: {gpus: 2}\n  auto_scheduler: true\n" + mp, model.CodeRequirementConflict, "does not place AUTO mode"},
 		{"a multi-agent run", head(2) + "    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: {gpus: 2}\n" + mp, model.CodeRequirementConflict, "does not place the components of a multi-agent run"},
 		{"processes uneven over nodes", head(2) + "    actor:\n      nodes: 2\n      processes: 3\n", model.CodeRequirementConflict, "3 processes cannot be spread evenly over 2 nodes"},

@@ -53,6 +53,9 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 	opt.defaults()
 	b := &builder{set: &Set{Anchor: cfg.ComponentsSpan, Noun: "facts"}, cfg: cfg, full: inv, opt: opt}
 	b.fs = collect(b.set, cfg)
+	if opt.Solving {
+		b.fs.collectRequirements(b.set, cfg)
+	}
 	if cfg.NumNodes > 0 && len(inv.Nodes) < cfg.NumNodes {
 		b.inventoryTooSmall(inv)
 		return b.set
@@ -75,13 +78,13 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 			b.entryRules(ei)
 		}
 	}
-	if b.mpClass() && !brokenMP(cfg) {
+	if b.mpClass() && !b.brokenMP() {
 		b.mpRules()
 	}
 	if opt.Memory != nil && cfg.Memory != nil {
 		b.memoryRules()
 	}
-	if !brokenMP(cfg) {
+	if !b.brokenMP() {
 		b.actorParallelRule()
 	}
 	return b.set
@@ -160,13 +163,23 @@ func brokenLabels(cfg *model.Config, ei int) bool {
 	return false
 }
 
-func brokenMP(cfg *model.Config) bool {
+// brokenMP reports whether a model-parallel component could not be read.
+// A requirement's names stay broken for check, which has no GPUs to judge;
+// when solving, the requirement is the component.
+func (b *builder) brokenMP() bool {
 	for _, n := range model.MPComponents {
-		if cfg.IsBroken(model.BrokenComponent, n) {
+		if b.cfg.IsBroken(model.BrokenComponent, n) && !b.isRequirement(entryNamed(b.cfg, n)) {
 			return true
 		}
 	}
 	return false
+}
+
+// isRequirement reports whether entry ei is a requirement the rules judge
+// as present (when solving); false for -1.
+func (b *builder) isRequirement(ei int) bool {
+	_, ok := b.fs.requirement[ei]
+	return ok
 }
 
 // rebuild is the rule set of an edited copy of the config, for fixes.

@@ -23,6 +23,8 @@ type facts struct {
 	hardware [][]int
 	// setting by name (actor_tp, rollout_tp, ..., auto_scheduler, recompute_logprobs)
 	setting map[string]int
+	// requirement[e]: fact id of entry e's requirement, when solving.
+	requirement map[int]int
 }
 
 // collect gives every fact of cfg an id in s.
@@ -50,6 +52,24 @@ func collect(s *Set, cfg *model.Config) *facts {
 	fs.collectSettings(s, &cfg.ModelParallel)
 	fs.collectSections(s, cfg)
 	return fs
+}
+
+// collectRequirements gives each requirement entry a fact: solve places
+// it, so the rules that need only its presence (the model-parallel
+// class's components, how actor and rollout share devices) judge it.
+func (fs *facts) collectRequirements(s *Set, cfg *model.Config) {
+	fs.requirement = map[int]int{}
+	for ei := range cfg.Components {
+		e := &cfg.Components[ei]
+		if e.Requirement == nil {
+			continue
+		}
+		what := fmt.Sprintf("%s: placed by solve", names(e))
+		if w := e.Requirement.With; w.Set() {
+			what = fmt.Sprintf("%s shares the devices of %s", names(e), w.Name)
+		}
+		fs.requirement[ei] = s.add(Fact{Kind: FactRequirement, Span: e.KeySpan, Entry: ei, What: what})
+	}
 }
 
 // sectionKeys name a component section's sizes, as setting facts

@@ -100,7 +100,7 @@ func (b *builder) mpRules() {
 		var reads []int
 		for _, n := range c.comps {
 			if ei := b.entryOf(n); ei >= 0 {
-				reads = append(reads, b.fs.segment[ei]...)
+				reads = append(reads, b.entryFacts(ei)...)
 			}
 		}
 		for _, k := range c.settings {
@@ -118,15 +118,26 @@ func (b *builder) mpRules() {
 	}
 }
 
+// entryOf is the entry that gives component name, placed (and readable)
+// or, when solving, required; -1.
 func (b *builder) entryOf(name string) int {
 	for ei := range b.cfg.Components {
 		for _, n := range b.cfg.Components[ei].Names {
-			if n == name && !b.cfg.Components[ei].Invalid {
+			if n == name && (!b.cfg.Components[ei].Invalid || b.isRequirement(ei)) {
 				return ei
 			}
 		}
 	}
 	return -1
+}
+
+// entryFacts are the facts that give entry ei: its placement parts, or
+// its requirement.
+func (b *builder) entryFacts(ei int) []int {
+	if f, ok := b.fs.requirement[ei]; ok {
+		return []int{f}
+	}
+	return b.fs.segment[ei]
 }
 
 // setting reads a size or flag under p: a removed size is 1, a removed
@@ -167,13 +178,15 @@ func b2i(v bool) int {
 
 // mpView is one evaluation of a model-parallel check: the GPUs (RLinf's
 // get_hardware_ranks) of the components it reads, and the parts that give
-// them.
+// them; when solving, also the components required (present, their GPUs
+// not known yet) and the requirements that give them.
 type mpView struct {
-	b     *builder
-	p     Present
-	lists map[string][]int
-	segs  map[string][]int
-	roles map[int]string
+	b        *builder
+	p        Present
+	lists    map[string][]int
+	unplaced map[string]bool
+	segs     map[string][]int
+	roles    map[int]string
 	// names are the components read, in the config's order.
 	names []string
 }
@@ -182,10 +195,14 @@ type mpView struct {
 // comps is nil and the class is multi-agent); ok is false when one of their
 // entries fails its own rules.
 func (b *builder) mpView(p Present, comps []string) (*mpView, bool) {
-	x := &mpView{b: b, p: p, lists: map[string][]int{}, segs: map[string][]int{}, roles: map[int]string{}}
+	x := &mpView{b: b, p: p, lists: map[string][]int{}, unplaced: map[string]bool{}, segs: map[string][]int{}, roles: map[int]string{}}
 	for ei := range b.cfg.Components {
 		e := &b.cfg.Components[ei]
-		if e.Invalid || !slices.ContainsFunc(e.Names, func(n string) bool { return slices.Contains(comps, n) }) {
+		if e.Invalid && !b.isRequirement(ei) || !slices.ContainsFunc(e.Names, func(n string) bool { return slices.Contains(comps, n) }) {
+			continue
+		}
+		if f, ok := b.fs.requirement[ei]; ok {
+			x.require(e, f)
 			continue
 		}
 		v, parts := b.entry(ei, p, allRules)
@@ -207,6 +224,22 @@ func (b *builder) mpView(p Present, comps []string) (*mpView, bool) {
 	}
 	return x, true
 }
+
+// require records the components of requirement entry e, fact f, when
+// it is present.
+func (x *mpView) require(e *model.ComponentEntry, f int) {
+	if !x.p(f) {
+		return
+	}
+	for _, n := range e.Names {
+		x.unplaced[n] = true
+		x.names = append(x.names, n)
+		x.segs[n] = []int{f}
+	}
+}
+
+// has reports whether component n is present: placed, or required.
+func (x *mpView) has(n string) bool { return x.lists[n] != nil || x.unplaced[n] }
 
 func (x *mpView) mark(n, role string) {
 	for _, f := range x.segs[n] {

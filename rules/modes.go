@@ -2,6 +2,7 @@ package rules
 
 import (
 	"fmt"
+	"slices"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -12,7 +13,7 @@ import (
 // class), else DISAGGREGATED.
 
 func (x *mpView) infer() string {
-	if x.lists["inference"] == nil && x.lists["actor_inference"] != nil {
+	if !x.has("inference") && x.has("actor_inference") {
 		return "actor_inference"
 	}
 	return "inference"
@@ -24,12 +25,57 @@ func (x *mpView) modeOf() (model.PlacementMode, bool) {
 	if actor == nil || rollout == nil {
 		return model.ModeNone, false
 	}
+	return x.decide(slices.Equal(actor, rollout)), true
+}
+
+// decide is the mode of actor and rollout that share their GPUs
+// (collocated) or not.
+func (x *mpView) decide(collocated bool) model.PlacementMode {
 	auto, _ := x.size("auto_scheduler")
-	m := model.DecideMPMode(auto == 1, x.lists["critic"] != nil, actor, rollout)
+	m := model.MPMode(auto == 1, x.has("critic"), collocated)
 	if x.b.opt.Class == model.ClassMultiAgent && m != model.ModeAuto {
 		m = model.ModeCollocated
 	}
-	return m, true
+	return m
+}
+
+// declaredMode is the mode as the config declares it, for the checks that
+// need no GPU lists: modeOf, or, when solving with actor or rollout
+// required, what their requirements say (they share devices when `with`
+// gives them one owner, or owners placed on the same GPUs); ok is false
+// without actor and rollout, or when that cannot be told.
+func (x *mpView) declaredMode() (model.PlacementMode, bool) {
+	if m, ok := x.modeOf(); ok || !x.has("actor") || !x.has("rollout") {
+		return m, ok
+	}
+	oa, okA := owner(x.b.cfg, x.b.entryOf("actor"))
+	or, okR := owner(x.b.cfg, x.b.entryOf("rollout"))
+	if !okA || !okR {
+		return model.ModeNone, false // solve says why
+	}
+	if oa == or {
+		return x.decide(true), true
+	}
+	la, okA := x.ownGPUs(oa)
+	lr, okR := x.ownGPUs(or)
+	if !okA || !okR {
+		return model.ModeNone, false
+	}
+	return x.decide(la != nil && slices.Equal(la, lr)), true
+}
+
+// ownGPUs are the GPUs of entry ei under p: nil for a requirement, which
+// solve gives devices of its own; ok is false when the entry fails its own
+// rules.
+func (x *mpView) ownGPUs(ei int) ([]int, bool) {
+	if x.b.isRequirement(ei) {
+		return nil, true
+	}
+	v, parts := x.b.entry(ei, x.p, allRules)
+	if v != nil || len(parts) == 0 {
+		return nil, false
+	}
+	return model.HardwareRanks(parts), true
 }
 
 // mode checks AUTO's order, or that a layout that is not collocated is
@@ -85,11 +131,11 @@ func (x *mpView) autoOrder() *Violation {
 
 // collocatedExtra refuses inference GPUs in collocated mode.
 func (x *mpView) collocatedExtra() *Violation {
-	if m, ok := x.modeOf(); !ok || m != model.ModeCollocated {
+	if m, ok := x.declaredMode(); !ok || m != model.ModeCollocated {
 		return nil
 	}
 	for _, n := range []string{x.infer(), "critic_inference"} {
-		if x.lists[n] != nil {
+		if x.has(n) {
 			x.mark(n, n+" GPUs")
 			x.mark("actor", "actor and rollout share these GPUs: collocated")
 			return &Violation{Code: model.CodeMPCollocatedExtra, Primary: x.primary(n), Roles: x.roles,
@@ -138,13 +184,13 @@ func (x *mpView) collocatedRollout() *Violation {
 // inference checks the inference component RLinf's disaggregated branch
 // checks: its TP size, and that recompute_logprobs does not disable it.
 func (x *mpView) inference() *Violation {
-	m, ok := x.modeOf()
+	m, ok := x.declaredMode()
 	infer := x.infer()
 	inf := x.lists[infer]
-	if !ok || m != model.ModeDisaggregated || inf == nil {
+	if !ok || m != model.ModeDisaggregated || !x.has(infer) {
 		return nil
 	}
-	if itp, itpF := x.size("inference_tp"); itp > len(inf) {
+	if itp, itpF := x.size("inference_tp"); inf != nil && itp > len(inf) {
 		x.markDisaggregated()
 		x.mark(infer, fmt.Sprintf("%d GPUs", len(inf)))
 		x.roles[itpF] = fmt.Sprintf("inference TP %d", itp)

@@ -101,15 +101,16 @@ func (s *Set) add(f Fact) int {
 type FactKind int
 
 const (
-	FactGroupLabel FactKind = iota // a node group's label (removed: no such group)
-	FactGroupRanks                 // a node group's node_ranks (removed: no such group)
-	FactEnvConfig                  // one env_configs entry
-	FactEnvVar                     // one env var of an env_configs entry
-	FactHardware                   // one robot hardware config
-	FactSegment                    // one placement part of a component entry
-	FactNodeGroup                  // a component entry's node_group (removed: the default group)
-	FactParallel                   // a TP/PP/CP size (removed: 1)
-	FactSetting                    // a setting or flag (removed: its default)
+	FactGroupLabel  FactKind = iota // a node group's label (removed: no such group)
+	FactGroupRanks                  // a node group's node_ranks (removed: no such group)
+	FactEnvConfig                   // one env_configs entry
+	FactEnvVar                      // one env var of an env_configs entry
+	FactHardware                    // one robot hardware config
+	FactSegment                     // one placement part of a component entry
+	FactNodeGroup                   // a component entry's node_group (removed: the default group)
+	FactParallel                    // a TP/PP/CP size (removed: 1)
+	FactSetting                     // a setting or flag (removed: its default)
+	FactRequirement                 // a component's requirement, when solving (removed: no such component)
 )
 
 // Fact is one user-visible configuration fact.

@@ -158,7 +158,7 @@ func BuildSpace(cfg *model.Config, inv *model.Inventory, opt SpaceOptions) *Spac
 	}
 	s.checkWith()
 	s.memoryFit(opt.Memory)
-	s.mpAssertions()
+	s.mpUnplaced()
 	return s
 }
 

@@ -1,0 +1,56 @@
+package pipeline_test
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestSolveMPAssertions solves each testdata/solve_mp/NAME.yaml on 8-GPU
+// nodes. What RLinf asserts of the components a model-parallel config
+// names, whatever their devices (those present, no inference beside a
+// collocated rollout, none with recompute_logprobs false), is refused
+// before placing by the rule check judges it with, whether the components
+// are required, placed, or both. The file's first line says what solve
+// must say first, where and in what words (`# want: CODE at LINE:COL:
+// SUMMARY PART`), or `# want: placed` for a shape that holds.
+func TestSolveMPAssertions(t *testing.T) {
+	files, err := filepath.Glob(filepath.Join("testdata", "solve_mp", "*.yaml"))
+	if err != nil || len(files) == 0 {
+		t.Fatalf("no cases: %v", err)
+	}
+	for _, file := range files {
+		t.Run(strings.TrimSuffix(filepath.Base(file), ".yaml"), func(t *testing.T) {
+			data, err := os.ReadFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			first, _, _ := strings.Cut(string(data), "\n")
+			want, ok := strings.CutPrefix(first, "# want: ")
+			if !ok {
+				t.Fatalf("the first line is not `# want: ...`: %q", first)
+			}
+			s := solveOn8("c.yaml", data)
+			if want == "placed" {
+				if s.Text == nil {
+					t.Fatalf("not placed: %v", s.Diagnostics)
+				}
+				return
+			}
+			if s.Text != nil || s.Internal || s.Placement != nil {
+				t.Fatalf("placed or internal: %v\n%s", s.Diagnostics, s.Text)
+			}
+			if len(s.Diagnostics) == 0 {
+				t.Fatal("no diagnostic")
+			}
+			d := s.Diagnostics[0]
+			got := fmt.Sprintf("%s at %d:%d: ", d.Code, d.Primary.Line, d.Primary.Col)
+			code, says, _ := strings.Cut(want, ": ")
+			if !strings.HasPrefix(got, code+": ") || !strings.Contains(d.Summary, says) {
+				t.Fatalf("want %s first, got %s%s (%v)", want, got, d.Summary, s.Diagnostics)
+			}
+		})
+	}
+}

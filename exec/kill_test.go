@@ -363,9 +363,12 @@ func TestGuardianKilled(t *testing.T) {
 			}()
 			k := &killRun{t: t, truth: truth}
 			waitFor(t, 20*time.Second, "the families", func() bool {
+				// A worker starts its daemon before it writes its FAMILY
+				// line: wait for both.
 				n := 0
 				for r := 0; r < 8; r++ {
-					if len(k.truthLines("a-"+strconv.Itoa(r)+"-daemon")) > 0 {
+					w := "a-" + strconv.Itoa(r)
+					if len(k.truthLines(w+"-daemon")) > 0 && len(k.truthLines(w)) > 0 {
 						n++
 					}
 				}

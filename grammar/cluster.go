@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
@@ -54,7 +55,7 @@ func ReadConfig(y *yamlpos.Doc, lim Limits) *model.Config {
 func (d *doc) config() *model.Config {
 	top := d.Mapping(d.Root)
 	if yamlpos.Deref(d.Root).Kind != yaml.MappingNode {
-		d.Errorf(model.CodeWrongType, d.Span(d.Root), "expected a mapping", "%s must be a YAML mapping with a `cluster:` key", d.File())
+		d.WrongType(d.Root, "expected a mapping", d.File(), "a YAML mapping with a `cluster:` key", yamlpos.KindName(d.Root))
 		return nil
 	}
 	cfg := &model.Config{File: d.File()}
@@ -64,7 +65,7 @@ func (d *doc) config() *model.Config {
 		cluster = yamlpos.Deref(e.V)
 		cfg.ClusterSpan = d.Span(e.K)
 		if cluster == nil || cluster.Kind != yaml.MappingNode {
-			d.wrongKind(e.V, "cluster", "expected a mapping", "`cluster` must be a mapping, but got %s", yamlpos.KindName(e.V))
+			d.wrongKind(e.V, "expected a mapping", "`cluster`", "a mapping", yamlpos.KindName(e.V))
 			return nil
 		}
 	} else if _, ok := yamlpos.Lookup(top, "num_nodes"); ok {
@@ -129,7 +130,7 @@ func (d *doc) clusterSection(cfg *model.Config, cluster *yaml.Node) {
 			case n <= 0:
 				d.Errorf(model.CodeInvalidValue, cfg.NumNodesSpan, "must be positive", "num_nodes must be a positive integer, but got %d", n)
 			case n > d.limits.MaxClusterNodes:
-				d.Errorf(model.CodeLimit, cfg.NumNodesSpan, "too many nodes", "num_nodes is %d; rlsolve handles at most %d nodes", n, d.limits.MaxClusterNodes)
+				d.Record(nil, yamlpos.Limit{What: "num_nodes", Size: strconv.Itoa(n), Max: d.limits.MaxClusterNodes}.Diagnostic(cfg.NumNodesSpan, "too many nodes"))
 			default:
 				cfg.NumNodes, numOK = n, true
 			}
@@ -170,7 +171,7 @@ var switchKeys = []string{"auto_scheduler", "use_pre_process_policy", "use_wait_
 // one, which no one means.
 func (d *doc) switchValue(n *yaml.Node, what string) bool {
 	if v := yamlpos.Deref(n); v != nil && (v.Kind == yaml.MappingNode || v.Kind == yaml.SequenceNode) {
-		diag := d.Errorf(model.CodeWrongType, d.Span(v), "expected true or false", "%s is a switch: it must be true or false, but got %s", what, yamlpos.KindName(v))
+		diag := d.WrongType(v, "expected true or false", "the switch "+what, "true or false", yamlpos.KindName(v))
 		diag.Why = "RLinf reads the switch by its truthiness, so a non-empty mapping or list turns it on and an empty one off (D16)."
 		diag.Help = []model.Fix{{Message: fmt.Sprintf("write `%s: true` or `%s: false`", what[strings.LastIndexByte(what, '.')+1:], what[strings.LastIndexByte(what, '.')+1:])}}
 		return false
@@ -186,7 +187,7 @@ func (d *doc) profiling(n *yaml.Node) {
 	}
 	es := d.Mapping(n)
 	if n.Kind != yaml.MappingNode {
-		d.Errorf(model.CodeWrongType, d.Span(n), "expected a mapping", "cluster.profiling must be a mapping")
+		d.WrongType(n, "expected a mapping", "cluster.profiling", "a mapping", yamlpos.KindName(n))
 		return
 	}
 	e, ok := yamlpos.Lookup(es, "backend")
@@ -202,7 +203,7 @@ func (d *doc) profiling(n *yaml.Node) {
 func (d *doc) nodeGroups(cfg *model.Config, n *yaml.Node, numOK bool) {
 	n = yamlpos.Deref(n)
 	if n.Kind != yaml.SequenceNode {
-		d.wrongKind(n, "cluster.node_groups", "expected a list", "cluster.node_groups must be a list of mappings, but got %s", yamlpos.KindName(n))
+		d.wrongKind(n, "expected a list", "cluster.node_groups", "a list of mappings", yamlpos.KindName(n))
 		return
 	}
 	// Duplicate labels and robots configured in two groups are rules
@@ -221,8 +222,7 @@ func (d *doc) nodeGroup(cfg *model.Config, i int, item *yaml.Node, numOK bool) (
 	item = yamlpos.Deref(item)
 	g := model.NodeGroup{Span: d.Span(item)}
 	if item.Kind != yaml.MappingNode {
-		v := item.Value
-		d.wrongKind(item, fmt.Sprintf("node_groups[%d]", i), "expected a mapping", "node_groups[%d] must be a mapping with label and node_ranks, but got %s %q", i, yamlpos.KindName(item), v)
+		d.wrongKind(item, "expected a mapping", fmt.Sprintf("node_groups[%d]", i), "a mapping with label and node_ranks", fmt.Sprintf("%s %q", yamlpos.KindName(item), item.Value))
 		return g, false
 	}
 	es := d.Mapping(item)
@@ -344,7 +344,7 @@ func (d *doc) checkFields(es []yamlpos.Entry, valid, required []string, at model
 func (d *doc) hardware(n *yaml.Node) *model.HardwareConfig {
 	n = yamlpos.Deref(n)
 	if n.Kind != yaml.MappingNode {
-		d.wrongKind(n, "hardware", "expected a mapping", "hardware must be a mapping {type, configs}, but got %s", yamlpos.KindName(n))
+		d.wrongKind(n, "expected a mapping", "hardware", "a mapping {type, configs}", yamlpos.KindName(n))
 		return nil
 	}
 	es := d.Mapping(n)
@@ -368,7 +368,7 @@ func (d *doc) hardware(n *yaml.Node) *model.HardwareConfig {
 	ce, _ := yamlpos.Lookup(es, "configs")
 	cn := yamlpos.Deref(ce.V)
 	if cn.Kind != yaml.SequenceNode {
-		d.wrongKind(cn, "hardware.configs", "expected a list", "hardware.configs must be a list of mappings, but got %s", yamlpos.KindName(cn))
+		d.wrongKind(cn, "expected a list", "hardware.configs", "a list of mappings", yamlpos.KindName(cn))
 		return nil
 	}
 	valid := []string{"node_rank"}
@@ -380,7 +380,7 @@ func (d *doc) hardware(n *yaml.Node) *model.HardwareConfig {
 	for j, c := range cn.Content {
 		c = yamlpos.Deref(c)
 		if c.Kind != yaml.MappingNode {
-			d.wrongKind(c, fmt.Sprintf("hardware config %d", j), "expected a mapping", "hardware config %d must be a mapping, but got %s", j, yamlpos.KindName(c))
+			d.wrongKind(c, "expected a mapping", fmt.Sprintf("hardware config %d", j), "a mapping", yamlpos.KindName(c))
 			good = false
 			continue
 		}
@@ -447,7 +447,7 @@ func (d *doc) hardware(n *yaml.Node) *model.HardwareConfig {
 func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model.EnvConfig {
 	n = yamlpos.Deref(n)
 	if n.Kind != yaml.SequenceNode {
-		d.wrongKind(n, "env_configs", "expected a list", "env_configs must be a list of mappings, but got %s", yamlpos.KindName(n)).Help =
+		d.wrongKind(n, "expected a list", "env_configs", "a list of mappings", yamlpos.KindName(n)).Help =
 			[]model.Fix{{Message: "perhaps a '-' is missing before node_ranks"}}
 		return nil
 	}
@@ -456,7 +456,7 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 		item = yamlpos.Deref(item)
 		ec := model.EnvConfig{Span: d.Span(item)}
 		if item.Kind != yaml.MappingNode {
-			d.wrongKind(item, fmt.Sprintf("env_configs[%d]", j), "expected a mapping", "env_configs[%d] must be a mapping, but got %s", j, yamlpos.KindName(item))
+			d.wrongKind(item, "expected a mapping", fmt.Sprintf("env_configs[%d]", j), "a mapping", yamlpos.KindName(item))
 			continue
 		}
 		es := d.Mapping(item)
@@ -490,18 +490,18 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 			ec.HasEnvVars = true
 			ev := yamlpos.Deref(e.V)
 			if ev.Kind != yaml.SequenceNode {
-				d.wrongKind(ev, "env_vars", "expected a list", "env_vars must be a list of one-key mappings, but got %s", yamlpos.KindName(ev)).Help =
+				d.wrongKind(ev, "expected a list", "env_vars", "a list of one-key mappings", yamlpos.KindName(ev)).Help =
 					[]model.Fix{{Message: "write each variable as a list item: `- NAME: value`"}}
 			} else {
 				for _, kv := range ev.Content {
 					kv = yamlpos.Deref(kv)
 					if kv.Kind != yaml.MappingNode {
-						d.wrongKind(kv, "an env_vars item", "expected `NAME: value`", "each env_vars item must be a mapping `NAME: value`, but got %s", yamlpos.KindName(kv))
+						d.wrongKind(kv, "expected `NAME: value`", "each env_vars item", "a mapping `NAME: value`", yamlpos.KindName(kv))
 						continue
 					}
 					kes := d.Mapping(kv)
 					if len(kes) != 1 {
-						d.Errorf(model.CodeWrongType, d.Span(kv), "one variable per item", "each env_vars item must hold exactly one NAME: value pair, but this one has %d", len(kes)).Help =
+						d.WrongType(kv, "one variable per item", "each env_vars item", "exactly one `NAME: value` pair", fmt.Sprintf("%d pairs", len(kes))).Help =
 							[]model.Fix{{Message: "start each variable with its own '-'"}}
 						continue
 					}
@@ -533,7 +533,7 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 func (d *doc) expandRanks(v yamlpos.Value, available []int, what, owner string) ([]int, bool) {
 	ranges, all, err := ParseRankList(v.Py.Str, d.limits.MaxRankValue)
 	if err != nil {
-		d.Errorf(err.DiagCode(), v.Sub(err.Offset, err.Offset+err.Len), "", "%s of %s: %s", what, owner, err.Msg)
+		d.Record(nil, err.Diagnostic(v.Sub(err.Offset, err.Offset+err.Len), fmt.Sprintf("%s of %s: ", what, owner)))
 		return nil, false
 	}
 	if all {

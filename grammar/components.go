@@ -13,7 +13,7 @@ import (
 func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 	n = yamlpos.Deref(n)
 	if n.Kind != yaml.MappingNode {
-		d.wrongKind(n, "component_placement", "expected a mapping", "component_placement must be a mapping of component names to placements, but got %s", yamlpos.KindName(n))
+		d.wrongKind(n, "expected a mapping", "component_placement", "a mapping of component names to placements", yamlpos.KindName(n))
 		return
 	}
 	owner := map[string]model.Span{}
@@ -65,7 +65,7 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 				d.nodeGroupValue(&ce, ge.V)
 			}
 		case yaml.SequenceNode:
-			diag := d.Errorf(model.CodeWrongType, d.Span(v), "a YAML list", "the placement of %s is a YAML list; RLinf reads it as the string %q, which is not a placement", kv.Py.Str, pyListStr(v))
+			diag := d.WrongType(v, "a YAML list", "the placement of "+kv.Py.Str, "a string", fmt.Sprintf("a YAML list, which RLinf reads as the string %q", pyListStr(v)))
 			diag.Help = []model.Fix{{Message: "write the placement as a string such as \"0-3\" or \"0,2,4\""}}
 			continue
 		}
@@ -133,7 +133,7 @@ func (d *doc) nodeGroupValue(ce *model.ComponentEntry, n *yaml.Node) {
 func (d *doc) segments(v yamlpos.Value) ([]model.Segment, bool) {
 	parts, err := ParsePlacement(v.Py.Str, d.limits.MaxRankValue)
 	if err != nil {
-		d.Errorf(err.DiagCode(), v.Sub(err.Offset, err.Offset+err.Len), "", "%s", err.Msg)
+		d.Record(nil, err.Diagnostic(v.Sub(err.Offset, err.Offset+err.Len), ""))
 		return nil, false
 	}
 	var segs []model.Segment

@@ -27,11 +27,12 @@ func (l Limits) yaml() yamlpos.Limits {
 }
 
 // wrongKind reports a value of the wrong YAML type where a mapping or list
-// is needed, or OmegaConf's `???` there as a value never given. The
-// diagnostic it returns may take help; for `???` it is a detached one.
-func (d *doc) wrongKind(n *yaml.Node, what, label, format string, args ...any) *model.Diagnostic {
+// is needed (what must be want, but got), or OmegaConf's `???` there as a
+// value never given. The diagnostic it returns may take help; for `???`
+// it is a detached one.
+func (d *doc) wrongKind(n *yaml.Node, label, what, want, got string) *model.Diagnostic {
 	if d.MissingValue(n, what) {
 		return &model.Diagnostic{}
 	}
-	return d.Errorf(model.CodeWrongType, d.Span(n), label, format, args...)
+	return d.WrongType(n, label, what, want, got)
 }

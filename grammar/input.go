@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -22,7 +24,7 @@ func ReadFile(file string, lim Limits) ([]byte, *model.Diagnostic) {
 		return fail(model.CodeFileRead, "%s is a directory, not a config file", file)
 	}
 	if err == nil && st.Mode().IsRegular() && st.Size() > int64(lim.MaxFileBytes) {
-		return fail(model.CodeLimit, "%s is %d bytes; rlsolve reads at most %d", file, st.Size(), lim.MaxFileBytes)
+		return nil, tooLarge(file, strconv.FormatInt(st.Size(), 10), lim.MaxFileBytes)
 	}
 	f, err := os.Open(file)
 	if err != nil {
@@ -74,9 +76,16 @@ func readLimited(name string, r io.Reader, size int, lim Limits) ([]byte, *model
 		}
 	}
 	if len(data) > lim.MaxFileBytes {
-		return fail(model.CodeLimit, "%s is larger than %d bytes; rlsolve reads at most %d", name, lim.MaxFileBytes, lim.MaxFileBytes)
+		return nil, tooLarge(name, "", lim.MaxFileBytes)
 	}
 	return data, nil
+}
+
+// tooLarge refuses an input of size bytes ("": more than max, where reading
+// stopped) past max.
+func tooLarge(name, size string, max int) *model.Diagnostic {
+	d := yamlpos.Limit{What: name, Size: size, Max: max, Unit: " bytes"}.Diagnostic(model.Span{File: name}, "")
+	return &d
 }
 
 // ReadSlimeCommand reads --slime's value: `@FILE` reads the command from a
@@ -95,9 +104,8 @@ func ReadSlimeCommand(arg string, in io.Reader, lim Limits) (text, source string
 				Summary: fmt.Sprintf("cannot read the slime command from standard input: %v", err), Primary: model.Span{File: "<stdin>"}}
 		}
 		if len(data) > lim.MaxStringBytes {
-			return "", "", &model.Diagnostic{Code: model.CodeLimit, Severity: model.SeverityError,
-				Summary: fmt.Sprintf("the slime command on standard input is longer than %d bytes; rlsolve reads at most %d", lim.MaxStringBytes, lim.MaxStringBytes),
-				Primary: model.Span{File: "<stdin>"}}
+			d := yamlpos.Limit{What: "the slime command on standard input", Max: lim.MaxStringBytes, Unit: " bytes"}.Diagnostic(model.Span{File: "<stdin>"}, "")
+			return "", "", &d
 		}
 		return string(data), "<stdin>", nil
 	case isFile:

@@ -3,6 +3,7 @@ package grammar
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/hostlist"
@@ -76,7 +77,7 @@ func (d *doc) inventoryEntries(n *yaml.Node, before int) ([]InventoryEntry, mode
 	}
 	list := yamlpos.Deref(ne.V)
 	if list == nil || list.Kind != yaml.SequenceNode {
-		d.Errorf(model.CodeWrongType, d.Span(list), "expected a list", "inventory nodes must be a list, but got %s", yamlpos.KindName(list))
+		d.WrongType(list, "expected a list", "inventory nodes", "a list", yamlpos.KindName(list))
 		return nil, model.Span{}, false
 	}
 	var out []InventoryEntry
@@ -89,7 +90,7 @@ func (d *doc) inventoryEntries(n *yaml.Node, before int) ([]InventoryEntry, mode
 		}
 		out = append(out, entries...)
 		if before+len(out) > d.limits.MaxClusterNodes {
-			d.Errorf(model.CodeLimit, d.Span(item), "", "the inventory has more than %d nodes", d.limits.MaxClusterNodes)
+			d.Record(nil, yamlpos.Limit{What: "the inventory", Max: d.limits.MaxClusterNodes, Unit: " nodes"}.Diagnostic(d.Span(item), ""))
 			return nil, model.Span{}, false
 		}
 	}
@@ -102,7 +103,7 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool)
 	item = yamlpos.Deref(item)
 	sp := d.Span(item)
 	if item == nil || item.Kind != yaml.MappingNode {
-		d.Errorf(model.CodeWrongType, sp, "expected a mapping", "each inventory node must be a mapping, but got %s", yamlpos.KindName(item))
+		d.WrongType(item, "expected a mapping", "each inventory node", "a mapping", yamlpos.KindName(item))
 		return nil, false
 	}
 	es := d.Mapping(item)
@@ -222,7 +223,7 @@ func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 		return ok
 	}
 	if n == nil || n.Kind != yaml.MappingNode {
-		d.Errorf(model.CodeWrongType, d.Span(n), "expected a count or a mapping", "accelerators must be a count or {type, model, count, memory_gib}, but got %s", yamlpos.KindName(n))
+		d.WrongType(n, "expected a count or a mapping", "accelerators", "a count or {type, model, count, memory_gib}", yamlpos.KindName(n))
 		return false
 	}
 	es := d.Mapping(n)
@@ -261,7 +262,11 @@ func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
 		case "memory_gib":
 			var f float64
 			if err := e.V.Decode(&f); err != nil || f < 0 || f != f || f > 1<<30 {
-				d.Errorf(model.CodeWrongType, d.Span(e.V), "", "memory_gib must be a non-negative number")
+				got := yamlpos.KindName(e.V)
+				if v := yamlpos.Deref(e.V); v != nil && v.Kind == yaml.ScalarNode {
+					got = v.Value
+				}
+				d.WrongType(e.V, "", "memory_gib", "a non-negative number", got)
 				return false
 			}
 			nd.MemoryGiB = f
@@ -318,11 +323,11 @@ func (d *doc) nameList(es []yamlpos.Entry, single, plural string, count int) ([]
 func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 	n = yamlpos.Deref(n)
 	if n == nil || n.Kind != yaml.SequenceNode {
-		d.Errorf(model.CodeWrongType, d.Span(n), "expected a list", "devices must be a list, but got %s", yamlpos.KindName(n))
+		d.WrongType(n, "expected a list", "devices", "a list", yamlpos.KindName(n))
 		return false
 	}
 	if len(n.Content) > maxDevices {
-		d.Errorf(model.CodeLimit, d.Span(n), "", "a node lists %d devices; the limit is %d", len(n.Content), maxDevices)
+		d.Record(nil, yamlpos.Limit{What: "a node's device list", Size: strconv.Itoa(len(n.Content)), Max: maxDevices, Unit: " devices"}.Diagnostic(d.Span(n), ""))
 		return false
 	}
 	type peerRef struct {
@@ -335,7 +340,7 @@ func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 	for pos, item := range n.Content {
 		item = yamlpos.Deref(item)
 		if item == nil || item.Kind != yaml.MappingNode {
-			d.Errorf(model.CodeWrongType, d.Span(item), "expected a mapping", "each device must be a mapping {index, uuid, ...}, but got %s", yamlpos.KindName(item))
+			d.WrongType(item, "expected a mapping", "each device", "a mapping {index, uuid, ...}", yamlpos.KindName(item))
 			return false
 		}
 		es := d.Mapping(item)
@@ -392,7 +397,7 @@ func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 			case "nvlink":
 				seq := yamlpos.Deref(e.V)
 				if seq == nil || seq.Kind != yaml.SequenceNode {
-					d.Errorf(model.CodeWrongType, d.Span(e.V), "expected a list", "nvlink must be a list of device indices, but got %s", yamlpos.KindName(seq))
+					d.WrongType(e.V, "expected a list", "nvlink", "a list of device indices", yamlpos.KindName(seq))
 					return false
 				}
 				dv.NVLinkKnown = true

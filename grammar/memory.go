@@ -3,6 +3,7 @@ package grammar
 import (
 	"strconv"
 
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
@@ -120,7 +121,7 @@ func (r *memReader) value(paths []string, read func(n *yaml.Node, key string) bo
 		}
 		mark := len(r.d.Diags)
 		ok := read(n, p)
-		if !ok && len(r.d.Diags) > mark && r.d.Diags[len(r.d.Diags)-1].Code == model.CodeUnresolvedInterp {
+		if !ok && len(r.d.Diags) > mark && yamlpos.Unresolved(r.d.Diags[len(r.d.Diags)-1]) {
 			r.s.Unread = append(r.s.Unread, model.UnreadKey{Key: p, Span: r.d.Span(n), Reason: r.d.Diags[len(r.d.Diags)-1].Summary})
 			r.d.Diags = r.d.Diags[:mark]
 		}

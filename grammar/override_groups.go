@@ -223,7 +223,7 @@ func (ov *overrides) isDeleted(h *hydraDefault) bool {
 // missing reports a group left at `???` that no override chose.
 func (ov *overrides) missing(h *hydraDefault) {
 	key := h.overrideKey()
-	d := ov.d.Errorf(model.CodeMandatoryMissing, h.span, "never chosen", "the config group %s is `???`: a config must be chosen for it", key)
+	d := ov.d.Record(nil, yamlpos.Mandatory(h.span, "never chosen", "the config group "+key, "a config must be chosen for it"))
 	d.Why = "Hydra refuses to compose a defaults list with a group left at `???`."
 	fix := fmt.Sprintf("choose one on the command line: %s=OPTION", key)
 	if opts := ov.repo.options(h.groupPath()); len(opts) > 0 {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/alecthomas/participle/v2"
 	"github.com/alecthomas/participle/v2/lexer"
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -61,7 +62,9 @@ var (
 // SyntaxError is a grammar error at a byte offset of the parsed string.
 type SyntaxError struct {
 	// Code is the diagnostic code (model.CodeRankSyntax unless more specific).
-	Code   string
+	Code string
+	// Over is set for a number past the bound on ranks.
+	Over   *yamlpos.Limit
 	Offset int
 	Len    int
 	Msg    string
@@ -69,13 +72,23 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return e.Msg }
 
-// DiagCode returns the error's diagnostic code.
-func (e *SyntaxError) DiagCode() string {
-	if e.Code != "" {
-		return e.Code
+// Diagnostic is the error reported at at, the span of the offending
+// characters; context, if any, starts the message (whose ranks they are).
+func (e *SyntaxError) Diagnostic(at model.Span, context string) model.Diagnostic {
+	if e.Over != nil {
+		lim := *e.Over
+		lim.What = context + lim.What
+		return lim.Diagnostic(at, "")
 	}
-	return model.CodeRankSyntax
+	code := e.Code
+	if code == "" {
+		code = model.CodeRankSyntax
+	}
+	return model.Diagnostic{Code: code, Severity: model.SeverityError, Summary: context + e.Msg, Primary: at}
 }
+
+// DiagCode returns the error's diagnostic code.
+func (e *SyntaxError) DiagCode() string { return e.Diagnostic(model.Span{}, "").Code }
 
 // Range is a parsed `a` or `a-b` with its byte offsets in the string.
 type Range struct {
@@ -133,7 +146,8 @@ func toRange(s string, r *RangeAST, what string, allowAll bool, maxValue int) (*
 	num := func(t string, off int) (int, *SyntaxError) {
 		n, err := strconv.Atoi(t)
 		if err != nil || n > maxValue || len(t) > 12 {
-			return 0, &SyntaxError{Code: model.CodeLimit, Offset: off, Len: len(t), Msg: fmt.Sprintf("rank %s in %s %q is too large (the limit is %d)", t, what, s, maxValue)}
+			over := yamlpos.Limit{What: fmt.Sprintf("rank %s in %s %q", t, what, s), Max: maxValue}
+			return 0, &SyntaxError{Over: &over, Offset: off, Len: len(t), Msg: over.Error()}
 		}
 		return n, nil
 	}

@@ -105,7 +105,7 @@ func (r *repo) load(path string, at model.Span) (*loaded, bool) {
 		return nil, false
 	}
 	if r.files++; r.files > maxComposedFiles {
-		r.d.Errorf(model.CodeLimit, at, "too many files", "the defaults lists name more than %d config files", maxComposedFiles)
+		r.d.Record(nil, yamlpos.Limit{What: "the number of config files the defaults lists name", Max: maxComposedFiles, Unit: " config files"}.Diagnostic(at, "too many files"))
 		r.cache[path] = nil
 		return nil, false
 	}
@@ -130,7 +130,7 @@ func (d *doc) loadedConfig(file string, root *yaml.Node, data []byte) *loaded {
 		return l
 	}
 	if root.Kind != yaml.MappingNode {
-		d.Errorf(model.CodeWrongType, d.Span(root), "expected a mapping", "%s must be a YAML mapping, but got %s", file, yamlpos.KindName(root))
+		d.WrongType(root, "expected a mapping", file, "a YAML mapping", yamlpos.KindName(root))
 		return l
 	}
 	body := &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: root.Line, Column: root.Column}

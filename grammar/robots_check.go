@@ -34,11 +34,10 @@ func (d *doc) serials(n *yaml.Node, field string) bool {
 		return true
 	}
 	if v.Kind != yaml.ScalarNode {
-		d.wrongKind(v, field, "expected a list", "%s must be a list of camera serial numbers, but got %s", field, yamlpos.KindName(v))
+		d.wrongKind(v, "expected a list", field, "a list of camera serial numbers", yamlpos.KindName(v))
 		return false
 	}
-	diag := d.Errorf(model.CodeWrongType, d.Span(v), "one serial, not a list",
-		"%s must be a list of camera serial numbers, but got the single value %s", field, v.Value)
+	diag := d.WrongType(v, "one serial, not a list", field, "a list of camera serial numbers", "the single value "+v.Value)
 	diag.Why = "RLinf makes the field a list with list(value): a string becomes one camera per character, and a number fails (D15)."
 	list := fmt.Sprintf("[%q]", v.Value)
 	diag.Help = []model.Fix{{Message: "write it as a list of one: " + list, Edits: []model.Edit{{Span: d.TokenSpan(v), NewText: list}}}}
@@ -52,7 +51,7 @@ func (d *doc) interpreter(n *yaml.Node) (yamlpos.Value, bool) {
 	if v.Kind != yaml.SequenceNode {
 		return d.Scalar(n, "python_interpreter_path")
 	}
-	diag := d.Errorf(model.CodeWrongType, d.Span(v), "a list", "python_interpreter_path must be one interpreter's path, but got a list")
+	diag := d.WrongType(v, "a list", "python_interpreter_path", "one interpreter's path", "a list")
 	diag.Why = "RLinf str()s the value into the path it starts workers with, so a list becomes a path like ['/usr/bin/python3'] that does not exist (D17)."
 	if len(v.Content) == 1 && v.Style&yaml.FlowStyle != 0 {
 		if one := yamlpos.Deref(v.Content[0]); one.Kind == yaml.ScalarNode {

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -175,7 +176,7 @@ func parseSlimeFlags(s string, loc *slimeLocator, lim Limits) (*model.SlimeConfi
 	p.cfg = &model.SlimeConfig{Source: loc.file, Span: whole, End: loc.span(len(s), len(s)), Appendable: loc.at == nil}
 	p.cfg.End.EndCol = p.cfg.End.Col // an insertion point
 	if len(s) > lim.MaxStringBytes {
-		p.errorf(model.CodeLimit, whole, "too long", "the slime command is %d bytes long; the limit is %d", len(s), lim.MaxStringBytes)
+		p.diags = append(p.diags, yamlpos.Limit{What: "the slime command", Size: strconv.Itoa(len(s)), Max: lim.MaxStringBytes, Unit: " bytes"}.Diagnostic(whole, "too long"))
 		return nil, p.diags
 	}
 	cmds, lexErr := shellLex(s)

@@ -60,7 +60,7 @@ func LoadSlime(file string, data []byte, lim Limits, required bool) (*model.Slim
 	}
 	root := yamlpos.Deref(d.Root)
 	if root.Kind != yaml.MappingNode {
-		d.Errorf(model.CodeWrongType, d.Span(root), "expected a mapping", "%s must be a YAML mapping with a `slime:` key", file)
+		d.WrongType(root, "expected a mapping", file, "a YAML mapping with a `slime:` key", yamlpos.KindName(root))
 		return nil, d.Diags
 	}
 	top := d.Mapping(root)
@@ -96,7 +96,7 @@ func (d *doc) slime(cfg *model.SlimeConfig, n *yaml.Node) {
 		return
 	}
 	if n.Kind != yaml.MappingNode {
-		d.Errorf(model.CodeWrongType, d.Span(n), "expected a mapping", "`slime` must be a mapping of flags (or a string of them), but got %s", yamlpos.KindName(n))
+		d.WrongType(n, "expected a mapping", "`slime`", "a mapping of flags (or a string of them)", yamlpos.KindName(n))
 		return
 	}
 	var names []string

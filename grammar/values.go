@@ -39,7 +39,7 @@ func PositiveInt(y *yamlpos.Doc, n *yaml.Node, what string, max int) (int, bool)
 		return 0, false
 	}
 	if f.Value > max {
-		y.Errorf(model.CodeLimit, f.Span, "too large", "%s is %d; rlsolve reads at most %d", what, f.Value, max)
+		y.Record(nil, yamlpos.Limit{What: what, Size: strconv.Itoa(f.Value), Max: max}.Diagnostic(f.Span, "too large"))
 		return 0, false
 	}
 	return f.Value, true
@@ -75,6 +75,6 @@ func (d *doc) number(n *yaml.Node, what string) (float64, bool) {
 			return f, true
 		}
 	}
-	d.Errorf(model.CodeWrongType, x.Span, "not a number", "%s must be a number, but got %s", what, yamlpos.Describe(x))
+	d.WrongType(x.Node, "not a number", what, "a number", yamlpos.Describe(x))
 	return 0, false
 }

@@ -147,7 +147,7 @@ func TestLimitYAMLDepth(t *testing.T) {
 		return b.String()
 	}
 	o := check(deep(small.MaxDepth+1), small)
-	d := refused(t, o, 1, model.CodeLimit, "YAML nesting deeper than 8 levels")
+	d := refused(t, o, 1, model.CodeLimit, "the YAML nesting is over the limit; rlsolve reads at most 8 levels")
 	if d.Primary.Line == 0 {
 		t.Error("no position")
 	}
@@ -163,7 +163,7 @@ func TestLimitYAMLDepth(t *testing.T) {
 	// 10,000 by the YAML parser itself (a syntax error); neither costs
 	// much more than the file.
 	bounded(t, 16<<20, func() {
-		refused(t, check(flow(5000), grammar.DefaultLimits), 1, model.CodeLimit, "YAML nesting deeper than 64 levels")
+		refused(t, check(flow(5000), grammar.DefaultLimits), 1, model.CodeLimit, "the YAML nesting is over the limit; rlsolve reads at most 64 levels")
 	})
 	bounded(t, 16<<20, func() {
 		refused(t, check(flow(100_000), grammar.DefaultLimits), 1, model.CodeYAMLSyntax, "exceeded max depth")
@@ -180,26 +180,26 @@ func TestLimitAliasExpansion(t *testing.T) {
 		}
 		return src
 	}
-	refused(t, check(laughs(3, 6)+placement(1, "    actor: all\n"), small), 1, model.CodeLimit, "YAML aliases expand to more than 200 values")
+	refused(t, check(laughs(3, 6)+placement(1, "    actor: all\n"), small), 1, model.CodeLimit, "the YAML with its aliases expanded is over the limit; rlsolve reads at most 200 values")
 	if o := check(laughs(2, 5)+placement(1, "    actor: all\n"), small); o.Diagnostics.HasErrors() {
 		t.Errorf("aliases under the limit: %v", o.Diagnostics)
 	}
 	// 10^12 values at the default limit.
 	src := laughs(12, 10) + placement(1, "    actor: all\n")
 	bounded(t, 1<<20, func() {
-		refused(t, check(src, grammar.DefaultLimits), 1, model.CodeLimit, "YAML aliases expand to more than 2000000 values")
+		refused(t, check(src, grammar.DefaultLimits), 1, model.CodeLimit, "the YAML with its aliases expanded is over the limit; rlsolve reads at most 2000000 values")
 	})
 	inv := write(t, "inv.yaml", []byte(laughs(12, 10)+"nodes:\n  - rank: 0\n    accelerators: {count: 8}\n"))
 	bounded(t, 1<<20, func() {
 		_, bad := pipeline.LoadInventory(inv, grammar.Limits{})
-		refused(t, bad, 1, model.CodeLimit, "YAML aliases expand")
+		refused(t, bad, 1, model.CodeLimit, "aliases expanded is over the limit")
 	})
 }
 
 // num_nodes over the limit is refused at num_nodes, before any node exists.
 func TestLimitNumNodes(t *testing.T) {
 	src := placement(small.MaxClusterNodes+1, "    actor: all\n")
-	d := refused(t, check(src, small), 1, model.CodeLimit, "num_nodes is 17; rlsolve handles at most 16 nodes")
+	d := refused(t, check(src, small), 1, model.CodeLimit, "num_nodes is 17; rlsolve reads at most 16")
 	if d.Primary.Line != 2 {
 		t.Errorf("at %s, want line 2", d.Primary)
 	}
@@ -223,7 +223,7 @@ func TestLimitInventoryNodes(t *testing.T) {
 	lim.MaxFileBytes = 1 << 20
 	list := "nodes:\n" + strings.Repeat("  - {accelerators: {count: 8}}\n", small.MaxClusterNodes+1)
 	_, bad := pipeline.LoadInventory(write(t, "list.yaml", []byte(list)), lim)
-	d := refused(t, bad, 1, model.CodeLimit, "the inventory has more than 16 nodes")
+	d := refused(t, bad, 1, model.CodeLimit, "the inventory is over the limit; rlsolve reads at most 16 nodes")
 	if d.Primary.Line != small.MaxClusterNodes+2 {
 		t.Errorf("at %s, want the 17th node", d.Primary)
 	}
@@ -338,7 +338,7 @@ func TestLimitStringLength(t *testing.T) {
 		{"component name", placement(1, "    "+long+": all\n")},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := refused(t, check(tc.src, small), 1, model.CodeLimit, "bytes long; the limit is 32")
+			d := refused(t, check(tc.src, small), 1, model.CodeLimit, "bytes; rlsolve reads at most 32 bytes")
 			if d.Primary.Line == 0 {
 				t.Error("no position")
 			}

@@ -96,18 +96,18 @@ func TestLimitsExitCodes(t *testing.T) {
 		{"directory", []string{"plan", dir}, 2, "error[RLS-E0110]: " + dir + " is a directory, not a config file"},
 		{"inventory directory", []string{"check", good, "--inventory", dir}, 2, "error[RLS-E0110]: " + dir + " is a directory"},
 		{"YAML depth", []string{"check", file("deep.yaml", cfg+"x: "+strings.Repeat("[", 65)+strings.Repeat("]", 65)+"\n")}, 1,
-			"error[RLS-E0107]: YAML nesting deeper than 64 levels"},
-		{"alias expansion", []string{"check", file("laughs.yaml", laughs+cfg)}, 1, "error[RLS-E0107]: YAML aliases expand to more than 2000000 values"},
+			"error[RLS-E0107]: the YAML nesting is over the limit; rlsolve reads at most 64 levels"},
+		{"alias expansion", []string{"check", file("laughs.yaml", laughs+cfg)}, 1, "error[RLS-E0107]: the YAML with its aliases expanded is over the limit; rlsolve reads at most 2000000 values"},
 		{"inventory alias expansion", []string{"check", good, "--inventory", file("laughs-inv.yaml", laughs+"nodes:\n  - {rank: 0, accelerators: {count: 8}}\n")}, 1,
-			"error[RLS-E0107]: YAML aliases expand"},
+			"error[RLS-E0107]: the YAML with its aliases expanded is over the limit"},
 		{"num_nodes", []string{"check", file("nodes.yaml", strings.Replace(cfg, "num_nodes: 1", "num_nodes: 65537", 1))}, 1,
-			"error[RLS-E0107]: num_nodes is 65537; rlsolve handles at most 65536 nodes"},
+			"error[RLS-E0107]: num_nodes is 65537; rlsolve reads at most 65536"},
 		{"inventory nodes", []string{"check", good, "--inventory", file("many.yaml", manyNodes)}, 1, "65536"},
 		{"processes per component", []string{"plan", file("procs.yaml", strings.Replace(cfg, "all", `"0:0-1048576"`, 1)), "--gpus-per-node", "8"}, 1,
 			"error[RLS-E0111]: actor: 1048577 processes in one component; the limit is 1048576"},
 		{"rank value", []string{"check", file("rank.yaml", strings.Replace(cfg, "all", `"0-100000001"`, 1)), "--gpus-per-node", "8"}, 1, "100000001"},
 		{"string length", []string{"check", file("long.yaml", strings.Replace(cfg, "all", `"`+strings.Repeat("0,", 40000)+`0"`, 1))}, 1,
-			"bytes long; the limit is 65536"},
+			"bytes; rlsolve reads at most 65536 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if strings.Contains(strings.Join(tc.args, " "), huge) && !sparse {

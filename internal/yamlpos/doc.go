@@ -81,11 +81,12 @@ func (d *Doc) Notef(code string, at model.Span, label, format string, args ...an
 }
 
 func (d *Doc) add(sev model.Severity, code string, at model.Span, label, format string, args ...any) *model.Diagnostic {
-	d.Diags = append(d.Diags, model.Diagnostic{
-		Code: code, Severity: sev, Summary: fmt.Sprintf(format, args...),
-		Primary: at, PrimaryLabel: label,
-	})
-	return &d.Diags[len(d.Diags)-1]
+	return d.Record(nil, diagnostic(sev, code, at, label, format, args...))
+}
+
+// diagnostic builds a located diagnostic with a formatted summary.
+func diagnostic(sev model.Severity, code string, at model.Span, label, format string, args ...any) model.Diagnostic {
+	return model.Diagnostic{Code: code, Severity: sev, Summary: fmt.Sprintf(format, args...), Primary: at, PrimaryLabel: label}
 }
 
 // File is the name of the document's first source.
@@ -163,7 +164,7 @@ func (d *Doc) parse(file string, data []byte, what string) (*yaml.Node, *Source)
 	src := &Source{Name: file}
 	whole := model.Span{File: file}
 	if len(data) > d.lim.MaxFileBytes {
-		d.Errorf(model.CodeLimit, whole, "", "%s is %d bytes; rlsolve reads at most %d", file, len(data), d.lim.MaxFileBytes)
+		d.Record(nil, Limit{What: file, Size: strconv.Itoa(len(data)), Max: d.lim.MaxFileBytes, Unit: " bytes"}.Diagnostic(whole, ""))
 		return nil, src
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
@@ -267,7 +268,7 @@ func (d *Doc) checkSize(root *yaml.Node, src *Source) bool {
 	var size func(n *yaml.Node, depth int) int
 	size = func(n *yaml.Node, depth int) int {
 		if depth > d.lim.MaxDepth {
-			d.Errorf(model.CodeLimit, at(n), "too deep", "YAML nesting deeper than %d levels", d.lim.MaxDepth)
+			d.Record(nil, Limit{What: "the YAML nesting", Max: d.lim.MaxDepth, Unit: " levels"}.Diagnostic(at(n), "too deep"))
 			return -1
 		}
 		if v, ok := memo[n]; ok {
@@ -286,8 +287,7 @@ func (d *Doc) checkSize(root *yaml.Node, src *Source) bool {
 			}
 			total += s
 			if d.nodes+total > d.lim.MaxNodes {
-				d.Errorf(model.CodeLimit, at(n), "expands past the limit",
-					"YAML aliases expand to more than %d values", d.lim.MaxNodes)
+				d.Record(nil, Limit{What: "the YAML with its aliases expanded", Max: d.lim.MaxNodes, Unit: " values"}.Diagnostic(at(n), "expands past the limit"))
 				return -1
 			}
 		}

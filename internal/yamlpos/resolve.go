@@ -105,7 +105,7 @@ func (r *resolver) join(parts []piece) (string, bool) {
 			s = pv.Str
 		}
 		if b.Len()+len(s) > r.d.lim.MaxStringBytes {
-			r.d.errorOnce(r.n, model.CodeLimit, r.span, "expands too far", "%s: the interpolations expand past %d bytes", r.what, r.d.lim.MaxStringBytes)
+			r.d.Record(r.n, Limit{What: r.what + " with its interpolations expanded", Max: r.d.lim.MaxStringBytes, Unit: " bytes"}.Diagnostic(r.span, "expands too far"))
 			return "", false
 		}
 		b.WriteString(s)

@@ -2,6 +2,8 @@ package yamlpos
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -46,8 +48,7 @@ func (d *Doc) MissingValue(n *yaml.Node, what string) bool {
 		return false
 	}
 	n = Deref(n)
-	diag := d.errorOnce(n, model.CodeMandatoryMissing, d.Span(n), "never given",
-		"%s is `???`, a mandatory value that was never given", what)
+	diag := d.Record(n, Mandatory(d.Span(n), "never given", what, "a mandatory value that was never given"))
 	diag.Why = "OmegaConf reads `???` as a value that must be set before it is used; RLinf fails when it reads it."
 	diag.Help = []model.Fix{{Message: "give the value in the config, or on the command line as KEY=VALUE after the file"}}
 	return true
@@ -73,11 +74,11 @@ func (d *Doc) scalar(n *yaml.Node, what string, want Kind) (Value, bool) {
 		return Value{Span: sp}, false
 	}
 	if n.Kind != yaml.ScalarNode {
-		d.errorOnce(n, model.CodeWrongType, sp, "expected a scalar", "%s must be a scalar, but got %s", what, KindName(n))
+		d.WrongType(n, "expected a scalar", what, "a scalar", KindName(n))
 		return Value{Node: n, Span: sp}, false
 	}
 	if len(n.Value) > d.lim.MaxStringBytes {
-		d.errorOnce(n, model.CodeLimit, sp, "too long", "%s is %d bytes long; the limit is %d", what, len(n.Value), d.lim.MaxStringBytes)
+		d.Record(n, Limit{What: what, Size: strconv.Itoa(len(n.Value)), Max: d.lim.MaxStringBytes, Unit: " bytes"}.Diagnostic(sp, "too long"))
 		return Value{Node: n, Span: sp}, false
 	}
 	if d.MissingValue(n, what) {
@@ -136,11 +137,11 @@ func (d *Doc) Integer(n *yaml.Node, what string) (int, Value, bool) {
 		return 0, v, false
 	}
 	if v.Py.Kind != Int {
-		d.errorOnce(v.Node, model.CodeWrongType, v.Span, "not an integer", "%s must be an integer, but got %s", what, Describe(v))
+		d.WrongType(v.Node, "not an integer", what, "an integer", Describe(v))
 		return 0, v, false
 	}
 	if !v.Py.IntOK {
-		d.errorOnce(v.Node, model.CodeLimit, v.Span, "too large", "%s is too large: %s", what, v.Py.Str)
+		d.Record(v.Node, Limit{What: what, Size: v.Py.Str, Max: math.MaxInt}.Diagnostic(v.Span, "too large"))
 		return 0, v, false
 	}
 	return v.Py.Int, v, true
@@ -153,7 +154,7 @@ func (d *Doc) Boolean(n *yaml.Node, what string) (bool, Value, bool) {
 		return false, v, false
 	}
 	if v.Py.Kind != Bool {
-		d.errorOnce(v.Node, model.CodeWrongType, v.Span, "not a boolean", "%s must be true or false, but got %s", what, Describe(v))
+		d.WrongType(v.Node, "not a boolean", what, "true or false", Describe(v))
 		return false, v, false
 	}
 	return v.Py.Str == "True", v, true
@@ -172,16 +173,7 @@ func Describe(v Value) string {
 	return describePy(v.Py)
 }
 
-// errorOnce records an error about node n unless one is recorded already:
-// a value read twice (composed at two places, or read by check and by
-// suggest's model) is reported once. The diagnostic returned may take
-// more detail; a repeat gets a detached one.
+// errorOnce records an error about node n, once (see Record).
 func (d *Doc) errorOnce(n *yaml.Node, code string, at model.Span, label, format string, args ...any) *model.Diagnostic {
-	if n != nil && d.reported[n] {
-		return &model.Diagnostic{}
-	}
-	if n != nil {
-		d.reported[n] = true
-	}
-	return d.Errorf(code, at, label, format, args...)
+	return d.Record(n, diagnostic(model.SeverityError, code, at, label, format, args...))
 }

@@ -105,7 +105,7 @@ func (r *repo) load(path string, at model.Span) (*loaded, bool) {
 		return nil, false
 	}
 	if r.files++; r.files > maxComposedFiles {
-		r.d.Record(nil, yamlpos.Limit{What: "the number of config files the defaults lists name", Max: maxComposedFiles, Unit: " config files"}.Diagnostic(at, "too many files"))
+		r.d.Record(nil, yamlpos.Limit{What: "the composition of the defaults lists", Max: maxComposedFiles, Unit: " config files"}.Diagnostic(at, "too many files"))
 		r.cache[path] = nil
 		return nil, false
 	}

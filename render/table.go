@@ -26,17 +26,16 @@ func WriteTable(w io.Writer, in *Input) error {
 		if cp.RankMapWorldSize != cp.Placements.Len() {
 			fmt.Fprintf(w, "  (RLinf's get_world_size reports %d)\n", cp.RankMapWorldSize)
 		}
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "  RANK\tNODE\tHOST\tGROUP\tDEVICES\tVISIBLE\tLOCAL\tACCEL")
-		for j := range cp.Placements.Len() {
+		header := []string{"  RANK", "NODE", "HOST", "GROUP", "DEVICES", "VISIBLE", "LOCAL", "ACCEL"}
+		err := writeAligned(w, header, cp.Placements.Len(), func(j int, cells []string) ([]string, error) {
 			p, node, err := in.worker(ci, j)
 			if err != nil {
-				return err
+				return nil, err
 			}
-			fmt.Fprintf(tw, "  %d\t%d\t%s\t%s\t%s\t%s\t%d/%d\t%s\n", p.Rank, p.ClusterNodeRank, orDash(hostOrIP(node)), p.NodeGroupLabel,
-				devices(p), orDash(strings.Join(p.VisibleAccelerators, ",")), p.LocalRank, p.LocalWorldSize, p.AcceleratorType)
-		}
-		if err := tw.Flush(); err != nil {
+			return append(cells, "  "+strconv.Itoa(p.Rank), strconv.Itoa(p.ClusterNodeRank), orDash(hostOrIP(node)), p.NodeGroupLabel,
+				devices(p), orDash(strings.Join(p.VisibleAccelerators, ",")), strconv.Itoa(p.LocalRank)+"/"+strconv.Itoa(p.LocalWorldSize), p.AcceleratorType), nil
+		})
+		if err != nil {
 			return err
 		}
 	}

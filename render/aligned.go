@@ -1,0 +1,50 @@
+package render
+
+import (
+	"bufio"
+	"io"
+	"unicode/utf8"
+)
+
+// writeAligned writes a header and n rows of cells, each column but the
+// last padded to its widest cell plus two spaces, as text/tabwriter lays
+// them out. It reads the rows twice (widths, then text) instead of holding
+// them: a component of a million workers prints without its table in
+// memory. row appends row j's cells to cells.
+func writeAligned(w io.Writer, header []string, n int, row func(j int, cells []string) ([]string, error)) error {
+	widths := make([]int, len(header))
+	measure := func(cells []string) {
+		for c := 0; c < len(cells)-1 && c < len(widths); c++ {
+			widths[c] = max(widths[c], utf8.RuneCountInString(cells[c]))
+		}
+	}
+	measure(header)
+	cells := make([]string, 0, len(header))
+	var err error
+	for j := range n {
+		if cells, err = row(j, cells[:0]); err != nil {
+			return err
+		}
+		measure(cells)
+	}
+	bw := bufio.NewWriter(w)
+	line := func(cells []string) {
+		for c, s := range cells {
+			bw.WriteString(s)
+			if c < len(cells)-1 {
+				for pad := widths[c] + 2 - utf8.RuneCountInString(s); pad > 0; pad-- {
+					bw.WriteByte(' ')
+				}
+			}
+		}
+		bw.WriteByte('\n')
+	}
+	line(header)
+	for j := range n {
+		if cells, err = row(j, cells[:0]); err != nil {
+			return err
+		}
+		line(cells)
+	}
+	return bw.Flush()
+}

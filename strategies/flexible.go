@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strconv"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -22,22 +21,58 @@ type Flexible struct {
 // Place expands the strategy. A group without hardware is a clear error
 // where RLinf crashes (D7).
 func (fx Flexible) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
+	r, f := fx.resolve(c)
+	if f != nil {
+		return model.Placements{}, f
+	}
+	procs, f := fx.processes(r)
+	if f != nil {
+		return model.Placements{}, f
+	}
+	if !slices.IsSortedFunc(procs, cmpFlexProc) {
+		slices.SortStableFunc(procs, cmpFlexProc)
+	}
 	var out model.Placements
+	out.Grow(len(procs))
+	var scratch []string
+	for i := range procs {
+		pr := &procs[i]
+		w := pr.w
+		t := w.Group.HardwareType
+		vis, lacc := c.visibleFor(w.Node, t, pr.local, isolate, &scratch)
+		out.Append(&model.Placement{Rank: i, ClusterNodeRank: w.Node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
+			IsolateAccelerator: isolate, LocalHardwareRanks: pr.local, NodeGroupLabel: w.Group.Label,
+			AcceleratorType: c.Nodes[w.Node].AcceleratorType(), HardwareType: t})
+	}
+	if f := ascending(&out); f != nil {
+		return out, f
+	}
+	return out, nil
+}
+
+// resolve is the strategy's groups, which must have hardware.
+func (fx Flexible) resolve(c *Cluster) (*model.Resolver, *Failure) {
 	if len(fx.HardwareRanks) == 0 {
-		return out, fail(-1, "the hardware_ranks_list must not be empty")
+		return nil, fail(-1, "the hardware_ranks_list must not be empty")
 	}
 	r, f := c.resolve(fx.NodeGroups)
 	if f != nil {
-		return out, f
+		return nil, f
 	}
 	if !r.Typed {
 		f := fail(-1, "flexible placement needs hardware ranks, but node group(s) %v have no hardware type", r.Labels())
 		f.Why = "RLinf crashes with an AttributeError here (D7); use a CPU (node) placement or a group with GPUs or robots."
-		return out, f
+		return nil, f
 	}
 	if r.Total == 0 {
-		return out, fail(-1, "no hardware found in node groups %v", r.Labels())
+		return nil, fail(-1, "no hardware found in node groups %v", r.Labels())
 	}
+	return r, nil
+}
+
+// processes checks each process's hardware ranks in RLinf's order (range,
+// same node, unique, same type) and returns where each lands.
+func (fx Flexible) processes(r *model.Resolver) ([]flexProc, *Failure) {
 	// One backing array for every worker's local ranks instead of one per
 	// worker; each worker's slice is capped so appending to it copies.
 	nhw := 0
@@ -50,19 +85,18 @@ func (fx Flexible) Place(c *Cluster, isolate bool) (model.Placements, *Failure) 
 	var sorted []int     // scratch
 	for i, hw := range fx.HardwareRanks {
 		if len(hw) == 0 {
-			return out, fail(i, "worker %d has no hardware ranks", i)
+			return nil, fail(i, "worker %d has no hardware ranks", i)
 		}
-		// RLinf's order of checks: range, same node, unique, same type.
 		ws = ws[:0]
 		for _, h := range hw {
 			if h < 0 || h >= r.Total {
-				return out, fail(i, "hardware rank %d is out of range: must be between 0 and %d across node groups %v", h, r.Total-1, r.Labels())
+				return nil, fail(i, "hardware rank %d is out of range: must be between 0 and %d across node groups %v", h, r.Total-1, r.Labels())
 			}
 			ws = append(ws, r.Locate(h))
 		}
 		for _, w := range ws[1:] {
 			if w.Node != ws[0].Node {
-				return out, fail(i, "worker %d would get %s: one process cannot span nodes", i, perNode(hw, ws))
+				return nil, fail(i, "worker %d would get %s: one process cannot span nodes", i, perNode(hw, ws))
 			}
 		}
 		from := len(backing)
@@ -76,12 +110,12 @@ func (fx Flexible) Place(c *Cluster, isolate bool) (model.Placements, *Failure) 
 		sort.Ints(sorted)
 		for k := 1; k < len(sorted); k++ {
 			if sorted[k] == sorted[k-1] {
-				return out, fail(i, "worker %d lists hardware rank %d twice", i, sorted[k])
+				return nil, fail(i, "worker %d lists hardware rank %d twice", i, sorted[k])
 			}
 		}
 		for _, w := range ws[1:] {
 			if w.Group.HardwareType != ws[0].Group.HardwareType {
-				return out, fail(i, "worker %d mixes hardware types %s and %s", i, ws[0].Group.HardwareType, w.Group.HardwareType)
+				return nil, fail(i, "worker %d mixes hardware types %s and %s", i, ws[0].Group.HardwareType, w.Group.HardwareType)
 			}
 		}
 		for _, h := range sorted {
@@ -91,38 +125,11 @@ func (fx Flexible) Place(c *Cluster, isolate bool) (model.Placements, *Failure) 
 		// ranks can still be one device. RLinf hands it out twice; rlsolve
 		// refuses (the worker would see the GPU twice in CUDA_VISIBLE_DEVICES).
 		if dev, dup := repeated(backing[from:]); dup {
-			return out, fail(i, "worker %d would get device %d of node %d twice (node groups %v share the node)", i, dev, ws[0].Node, r.Labels())
+			return nil, fail(i, "worker %d would get device %d of node %d twice (node groups %v share the node)", i, dev, ws[0].Node, r.Labels())
 		}
-		first := r.Locate(sorted[0])
-		procs[i] = flexProc{first: sorted[0], w: first, local: backing[from:len(backing):len(backing)]}
+		procs[i] = flexProc{first: sorted[0], w: r.Locate(sorted[0]), local: backing[from:len(backing):len(backing)]}
 	}
-	if !slices.IsSortedFunc(procs, cmpFlexProc) {
-		slices.SortStableFunc(procs, cmpFlexProc)
-	}
-	out.Grow(len(procs))
-	var vis []string // scratch: Append copies it
-	for i := range procs {
-		pr := &procs[i]
-		w := pr.w
-		t := w.Group.HardwareType
-		var lacc int
-		if isolate && t == model.HardwareAccelerator {
-			vis = vis[:0]
-			for _, h := range pr.local {
-				vis = append(vis, strconv.Itoa(h))
-			}
-			lacc = pr.local[0]
-		} else {
-			vis, lacc = c.visibleFor(w.Node, t, pr.local, isolate)
-		}
-		out.Append(&model.Placement{Rank: i, ClusterNodeRank: w.Node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
-			IsolateAccelerator: isolate, LocalHardwareRanks: pr.local, NodeGroupLabel: w.Group.Label,
-			AcceleratorType: c.Nodes[w.Node].AcceleratorType(), HardwareType: t})
-	}
-	if f := ascending(&out); f != nil {
-		return out, f
-	}
-	return out, nil
+	return procs, nil
 }
 
 // flexProc is one process of a Flexible strategy once checked: its smallest

@@ -66,6 +66,7 @@ func (p Packed) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
 	used := make([]bool, r.Total)
 	out.Grow((p.End - p.Start + 1) / nhpp)
 	local := make([]int, nhpp) // scratch: Append copies it
+	var scratch []string
 	for cur := p.Start; cur <= p.End; {
 		w := r.Locate(cur)
 		t := w.Group.HardwareType
@@ -86,7 +87,7 @@ func (p Packed) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
 			local[k] = w.Local + k*stride
 			used[cur+k*stride] = true
 		}
-		vis, lacc := c.visibleFor(w.Node, t, local, isolate)
+		vis, lacc := c.visibleFor(w.Node, t, local, isolate, &scratch)
 		out.Append(&model.Placement{
 			Rank: out.Len(), ClusterNodeRank: w.Node, LocalAcceleratorRank: lacc, VisibleAccelerators: vis,
 			IsolateAccelerator: isolate, LocalHardwareRanks: local, NodeGroupLabel: w.Group.Label,

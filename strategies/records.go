@@ -7,15 +7,16 @@ import (
 )
 
 // visibleFor applies RLinf's rule (semantics §4.1): isolated accelerator
-// workers see their own devices; robots, or isolation off, see the node's
-// whole set.
-func (c *Cluster) visibleFor(node int, hwType string, localHW []int, isolate bool) ([]string, int) {
+// workers see their own devices (written into *scratch, which the next
+// call reuses: model.Placements.Append copies them); robots, or isolation
+// off, see the node's whole set (shared: never written).
+func (c *Cluster) visibleFor(node int, hwType string, localHW []int, isolate bool, scratch *[]string) ([]string, int) {
 	if isolate && hwType == model.HardwareAccelerator {
-		vis := make([]string, len(localHW))
-		for i, h := range localHW {
-			vis[i] = strconv.Itoa(h)
+		*scratch = (*scratch)[:0]
+		for _, h := range localHW {
+			*scratch = append(*scratch, strconv.Itoa(h))
 		}
-		return vis, localHW[0]
+		return *scratch, localHW[0]
 	}
 	if c.Nodes[node].AccelCount == 0 {
 		return c.AllVisible(node), -1

@@ -15,19 +15,25 @@ import (
 	"github.com/rlsolve/rlsolve/solver"
 )
 
-// keep moves the fewest workers: a spec is placed on the whole cluster and
-// planned the ordinary way (its plan document's workers are the previous
+// keep moves the fewest workers: a spec is placed on the whole cluster
+// (packed or spread, so that the previous plan is not always the one
+// pack would make again) and planned the ordinary way (its plan document's workers are the previous
 // plan), then one node is excluded and solve keeps; exhaustive search over
-// the new space finds no placement that moves fewer workers.
+// the new space finds no placement that moves fewer workers, nor one that
+// moves as few on fewer nodes.
 func TestPropSolveKeepFewestMoved(t *testing.T) {
 	var kept, skipped int
 	params := propParams(t)
 	params.MinSuccessfulTests = propCount(t, 200)
 	props := gopter.NewProperties(params)
 	props.Property("keep moves the fewest workers", prop.ForAll(func(s svSpec) string {
+		before := solver.ObjectivePack
+		if s.ObjectiveKind == 1 {
+			before = solver.ObjectiveSpread
+		}
 		s.Without, s.Placed, s.ObjectiveKind = 0, 0, 0
 		text, inv, _ := s.render()
-		first := pipeline.Solve("keep.yaml", []byte(text), pipeline.SolveOptions{Options: pipeline.Options{Inventory: inv}})
+		first := pipeline.Solve("keep.yaml", []byte(text), pipeline.SolveOptions{Options: pipeline.Options{Inventory: inv}, Objective: before})
 		if first.Text == nil {
 			return "" // nothing to keep
 		}
@@ -55,6 +61,10 @@ func TestPropSolveKeepFewestMoved(t *testing.T) {
 		case again.Placement.Value != best:
 			return fmt.Sprintf("keep moved %d workers, the fewest is %d\n%s# without node %d\n", again.Placement.Value, best, text, down)
 		}
+		fewest, ok := svFewestNodesMoving(sp, prev, best, len(inv.Nodes))
+		if got := planNodes(again.Verified.Result.Plan); ok && got != fewest {
+			return fmt.Sprintf("keep moved the fewest (%d) on %d nodes; %d nodes would do\n%s# without node %d\n", best, got, fewest, text, down)
+		}
 		kept++
 		return ""
 	}, genSolveSpec()))
@@ -81,6 +91,38 @@ func svFewestMoved(sp *rules.Space, prev map[string][]solver.Worker) (int, bool)
 		}
 	}
 	return best, done
+}
+
+// svFewestNodesMoving is the fewest nodes with devices in use of any
+// placement of sp that moves at most moved workers of prev.
+func svFewestNodesMoving(sp *rules.Space, prev map[string][]solver.Worker, moved, nodeCount int) (int, bool) {
+	all := svAll(sp)
+	nodes := func(ch map[int][]rules.Device) int {
+		if svMoved(sp, ch, prev) > moved {
+			return nodeCount + 1 // over any limit the search tries
+		}
+		return bruteNodesUsed(sp, ch)
+	}
+	for v := 0; v <= nodeCount; v++ {
+		found, ok := brute(sp, all, v, nodes)
+		if !ok || found {
+			return v, ok
+		}
+	}
+	return 0, false
+}
+
+// planNodes counts the nodes where a plan's workers hold devices.
+func planNodes(plan *model.Plan) int {
+	nodes := map[int]bool{}
+	for i := range plan.Components {
+		for _, p := range plan.Components[i].Placements.All() {
+			if len(p.LocalHardwareRanks) > 0 {
+				nodes[p.ClusterNodeRank] = true
+			}
+		}
+	}
+	return len(nodes)
 }
 
 // svMoved counts the workers of prev whose node or devices differ in a

@@ -84,7 +84,8 @@ func (o *optimizer) valueOf(x []z.Lit) int {
 	return n
 }
 
-// optimize runs the objective, then the lowest ranks.
+// optimize runs the objective, then the lowest ranks; keep's ties go to
+// the fewest nodes, as pack's.
 func (o *optimizer) optimize(res *Placement) error {
 	o.optimal = true
 	switch o.opt.Objective {
@@ -94,6 +95,7 @@ func (o *optimizer) optimize(res *Placement) error {
 		res.Value = o.spread()
 	case ObjectiveKeep:
 		res.Value = o.keep()
+		o.pack()
 	}
 	if !o.guessed {
 		o.lowest()

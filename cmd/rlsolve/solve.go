@@ -61,8 +61,8 @@ placement strings and requirements mix freely in one file.
 Objectives (--objective): pack (default) uses the fewest nodes, then the
 lowest ranks, component by component: what a careful person writes; spread
 puts as few devices of one component on one node as it can; keep (with --from
-plan.json) moves the fewest workers of a previous plan, e.g. after a node
-failed (--without-node); cost gives the components that say 'gpus: auto' the
+plan.json) moves the fewest workers of a previous plan, then packs as pack
+does, e.g. after a node failed (--without-node); cost gives the components that say 'gpus: auto' the
 counts of the layout RLinf's auto-placement cost model prices best (the model
 of 'rlsolve suggest', in the mode the requirements ask for: collocated when
 the rollout is 'with' the actor), then packs; --output json's value is then

@@ -13,6 +13,7 @@ func (d *doc) runConfig(cfg *model.Config) {
 	r := &cfg.Run
 	d.stringFact(&r.TaskType, "runner.task_type")
 	d.stringFact(&r.Workflow, "agentloop.workflow")
+	d.stringFact(&r.DataType, "data.type")
 	if n := d.Path("runner.num_data_episodes"); n != nil {
 		r.DataEpisodes.Span, r.DataEpisodes.Set = d.Span(n), true
 	}

@@ -181,6 +181,9 @@ type RunConfig struct {
 	// Workflow is agentloop.workflow, set by the multi-agent (wideseek)
 	// configs.
 	Workflow StringFact
+	// DataType is data.type, the dataset: "wideseek_r1" is read only by
+	// wideseek's own (multi-agent) entry points.
+	DataType StringFact
 	// DataEpisodes is runner.num_data_episodes, set by data-collection runs.
 	DataEpisodes IntFact
 }

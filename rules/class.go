@@ -17,6 +17,9 @@ type ClassChoice struct {
 	At model.Span
 }
 
+// wideseekData is the dataset type of the WideSeek-R1 (multi-agent) runs.
+const wideseekData = "wideseek_r1"
+
 // hybridTasks are the task types of the entry points that use
 // HybridComponentPlacement: embodied training and evaluation, SFT (Megatron
 // SFT with TP sizes included), reward-model training, offline RL.
@@ -57,10 +60,15 @@ func Class(cfg *model.Config) ClassChoice {
 }
 
 // multiAgent says whether a reasoning config is one of the multi-agent
-// (wideseek) runs: an agentloop workflow, or extra rollout engines.
+// (wideseek) runs: an agentloop workflow, wideseek's dataset (its eval
+// configs name no workflow; wideseek's eval.py still uses the multi-agent
+// class), or extra rollout engines.
 func multiAgent(cfg *model.Config) (bool, string) {
 	if w := cfg.Run.Workflow; w.Set {
 		return true, fmt.Sprintf("agentloop.workflow: %s (a multi-agent run)", w.Value)
+	}
+	if t := cfg.Run.DataType; t.Value == wideseekData {
+		return true, fmt.Sprintf("data.type: %s (run by wideseek's multi-agent entry points)", t.Value)
 	}
 	for _, e := range cfg.Components {
 		for _, n := range e.Names {

@@ -45,7 +45,7 @@ func (fx Flexible) Place(c *Cluster, isolate bool) (model.Placements, *Failure) 
 			AcceleratorType: c.Nodes[w.Node].AcceleratorType(), HardwareType: t})
 	}
 	if f := ascending(&out); f != nil {
-		return out, f
+		return model.Placements{}, f
 	}
 	return out, nil
 }

@@ -16,9 +16,8 @@ type Node struct {
 // Place expands the strategy. local_accelerator_rank is the integer 0, not
 // RLinf's string '0' (D12).
 func (ns Node) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
-	var out model.Placements
 	if len(ns.NodeRanks) == 0 {
-		return out, fail(-1, "the node_ranks list must not be empty")
+		return model.Placements{}, fail(-1, "the node_ranks list must not be empty")
 	}
 	labels := ns.NodeGroups
 	if len(labels) == 0 {
@@ -33,7 +32,7 @@ func (ns Node) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
 		only = c.Group(labels[0])
 		if only == nil {
 			_, f := c.resolve(labels)
-			return out, f
+			return model.Placements{}, f
 		}
 		flat = only.Nodes
 	} else {
@@ -42,11 +41,11 @@ func (ns Node) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
 			g := c.Group(l)
 			if g == nil {
 				_, f := c.resolve([]string{l})
-				return out, f
+				return model.Placements{}, f
 			}
 			for _, n := range g.Nodes {
 				if o, ok := owner[n]; ok {
-					return out, fail(-1, "node groups %q and %q both contain node %d: node placement across several groups needs disjoint node sets", o, l, n)
+					return model.Placements{}, fail(-1, "node groups %q and %q both contain node %d: node placement across several groups needs disjoint node sets", o, l, n)
 				}
 				owner[n] = l
 			}
@@ -61,10 +60,11 @@ func (ns Node) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
 		idx = append([]int(nil), idx...)
 		sort.Ints(idx)
 	}
+	var out model.Placements
 	out.Grow(len(idx))
 	for i, x := range idx {
 		if x < 0 || x >= len(flat) {
-			return out, fail(i, "node index %d is out of range for node groups %v (%d nodes)", x, labels, len(flat))
+			return model.Placements{}, fail(i, "node index %d is out of range for node groups %v (%d nodes)", x, labels, len(flat))
 		}
 		n := flat[x]
 		g := only
@@ -79,7 +79,7 @@ func (ns Node) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
 			IsolateAccelerator: isolate, NodeGroupLabel: g.Label, AcceleratorType: c.Nodes[n].AcceleratorType()})
 	}
 	if f := ascending(&out); f != nil {
-		return out, f
+		return model.Placements{}, f
 	}
 	return out, nil
 }

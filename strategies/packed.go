@@ -48,22 +48,22 @@ func (p Packed) Check() *Failure {
 // Place expands the strategy. Unlike RLinf (whose capacity check is off by
 // one, §4.2 E1), a process whose devices would run past its node is refused (D1).
 func (p Packed) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
-	var out model.Placements
 	if f := p.Check(); f != nil {
-		return out, f
+		return model.Placements{}, f
 	}
 	nhpp, stride := p.norm()
 	r, f := c.resolve(p.NodeGroups)
 	if f != nil {
-		return out, f
+		return model.Placements{}, f
 	}
 	if p.Start >= r.Total || p.End >= r.Total {
-		return out, fail(-1, "hardware ranks [%d, %d] exceed the %d available across node groups %v", p.Start, p.End, r.Total, r.Labels())
+		return model.Placements{}, fail(-1, "hardware ranks [%d, %d] exceed the %d available across node groups %v", p.Start, p.End, r.Total, r.Labels())
 	}
 	if !r.Typed {
-		return out, fail(-1, "packed placement needs hardware, but a selected node group (%v) has none", r.Labels())
+		return model.Placements{}, fail(-1, "packed placement needs hardware, but a selected node group (%v) has none", r.Labels())
 	}
 	used := make([]bool, r.Total)
+	var out model.Placements
 	out.Grow((p.End - p.Start + 1) / nhpp)
 	local := make([]int, nhpp) // scratch: Append copies it
 	var scratch []string
@@ -74,14 +74,14 @@ func (p Packed) Place(c *Cluster, isolate bool) (model.Placements, *Failure) {
 		if last := w.Local + (nhpp-1)*stride; last >= count {
 			if h := cur + (nhpp-1)*stride; h < r.Total {
 				if w2 := r.Locate(h); w2.Node == w.Node && w2.Group.HardwareType != t {
-					return out, fail(out.Len(), "worker %d would mix %s and %s on node %d", out.Len(), model.HardwareUnit(t), model.HardwareUnit(w2.Group.HardwareType), w.Node)
+					return model.Placements{}, fail(out.Len(), "worker %d would mix %s and %s on node %d", out.Len(), model.HardwareUnit(t), model.HardwareUnit(w2.Group.HardwareType), w.Node)
 				}
 			}
 			f := fail(out.Len(),
 				"worker %d would need %s %s on node %d, but the node has %d (%s): one process cannot span nodes",
 				out.Len(), deviceList(w.Local, nhpp, stride), model.HardwareUnit(t), w.Node, count, countRange(count))
 			f.Why = "RLinf's own check is off by one here and would hand out a device index the node does not have (D1)."
-			return out, f
+			return model.Placements{}, f
 		}
 		for k := range local {
 			local[k] = w.Local + k*stride

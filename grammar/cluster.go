@@ -496,7 +496,7 @@ func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model
 				for _, kv := range ev.Content {
 					kv = yamlpos.Deref(kv)
 					if kv.Kind != yaml.MappingNode {
-						d.wrongKind(kv, "expected `NAME: value`", "each env_vars item", "a mapping `NAME: value`", yamlpos.KindName(kv))
+						d.wrongKind(kv, "expected `NAME: value`", "an env_vars item", "a mapping `NAME: value`", yamlpos.KindName(kv))
 						continue
 					}
 					kes := d.Mapping(kv)

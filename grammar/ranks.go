@@ -146,7 +146,7 @@ func toRange(s string, r *RangeAST, what string, allowAll bool, maxValue int) (*
 	num := func(t string, off int) (int, *SyntaxError) {
 		n, err := strconv.Atoi(t)
 		if err != nil || n > maxValue || len(t) > 12 {
-			over := yamlpos.Limit{What: fmt.Sprintf("rank %s in %s %q", t, what, s), Max: maxValue}
+			over := yamlpos.Limit{What: fmt.Sprintf("a rank in %s %q", what, s), Size: t, Max: maxValue}
 			return 0, &SyntaxError{Over: &over, Offset: off, Len: len(t), Msg: over.Error()}
 		}
 		return n, nil

@@ -11,6 +11,8 @@ import (
 // worker is 24 bytes and a few integers instead of a Placement's 150 bytes
 // and two slices, so a plan of a million workers stays tens of megabytes.
 // A worker is read back whole with At (or All); Node and Len are cheap.
+// A value is built once, by appending; a copy shares its storage, so
+// append to one value only.
 //
 // placement_node_rank, local_rank and local_world_size are not stored:
 // they follow from the node sequence (a run of consecutive workers on one
@@ -124,7 +126,7 @@ func (ps *Placements) putNames(vis []string) visMode {
 	}
 	for _, v := range vis {
 		ix, ok := ps.nameIx[v]
-		if !ok {
+		if !ok || int(ix) >= len(ps.names) || ps.names[ix] != v {
 			ix = int32(len(ps.names))
 			ps.names = append(ps.names, v)
 			ps.nameIx[v] = ix
@@ -150,7 +152,7 @@ func (ps *Placements) kindOf(k placeKind) int32 {
 	if n := len(ps.kinds); n > 0 && ps.kinds[n-1] == k {
 		return int32(n - 1)
 	}
-	if ix, ok := ps.kindIx[k]; ok {
+	if ix, ok := ps.kindIx[k]; ok && int(ix) < len(ps.kinds) && ps.kinds[ix] == k {
 		return ix
 	}
 	if ps.kindIx == nil {

@@ -153,3 +153,18 @@ func TestPlacementsCompact(t *testing.T) {
 	}
 	runtime.KeepAlive(&ps)
 }
+
+// TestPlacementsCopy: appending to a copy must not make the original
+// misread its own workers (the interning maps are shared by copies).
+func TestPlacementsCopy(t *testing.T) {
+	a := Placement{VisibleAccelerators: []string{"GPU-a"}, LocalHardwareRanks: []int{0}, NodeGroupLabel: "a"}
+	b := Placement{Rank: 1, VisibleAccelerators: []string{"GPU-b"}, LocalHardwareRanks: []int{0}, NodeGroupLabel: "b"}
+	c := Placement{Rank: 1, VisibleAccelerators: []string{"GPU-c"}, LocalHardwareRanks: []int{0}, NodeGroupLabel: "c"}
+	orig := PlacementsOf([]Placement{a})
+	cp := orig
+	cp.Append(&b)
+	orig.Append(&c)
+	if got := orig.At(1); got.NodeGroupLabel != "c" || got.VisibleAccelerators[0] != "GPU-c" {
+		t.Errorf("the original's second worker reads %+v", got)
+	}
+}

@@ -6,6 +6,14 @@ import (
 	"unicode/utf8"
 )
 
+// writeTable writes a header and rows held in memory, aligned as
+// writeAligned does: every table rlsolve prints is laid out here.
+func writeTable(w io.Writer, header []string, rows [][]string) error {
+	return writeAligned(w, header, len(rows), func(j int, cells []string) ([]string, error) {
+		return append(cells, rows[j]...), nil
+	})
+}
+
 // writeAligned writes a header and n rows of cells, each column but the
 // last padded to its widest cell plus two spaces, as text/tabwriter lays
 // them out. It reads the rows twice (widths, then text) instead of holding

@@ -6,7 +6,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/model"
@@ -152,12 +151,7 @@ func WriteDiffTable(w io.Writer, d *model.PlanDiff, oldName, newName string) err
 		}
 	}
 	if len(rows) > 0 {
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
-		fmt.Fprintln(tw, "COMPONENT\tRANK\tNODE\tDEVICES\tENV")
-		for _, r := range rows {
-			fmt.Fprintln(tw, strings.Join(r, "\t"))
-		}
-		if err := tw.Flush(); err != nil {
+		if err := writeTable(w, []string{"COMPONENT", "RANK", "NODE", "DEVICES", "ENV"}, rows); err != nil {
 			return err
 		}
 		fmt.Fprintln(w)

@@ -5,7 +5,6 @@ import (
 	"io"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -99,50 +98,61 @@ func writeSlimeTable(w io.Writer, in *Input) error {
 	}
 	for ci := range in.Plan.Components {
 		cp := &in.Plan.Components[ci]
-		tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 		if cp.Name == "actor" {
 			fmt.Fprintf(w, "\nactor: %d worker(s), %g GPU of one bundle each\n", cp.Placements.Len(), model.SlimeActorGPUFraction)
-			fmt.Fprintln(tw, "  RANK\tNODE\tHOST\tBUNDLE\tGPU\tLOCAL")
+			var rows [][]string
 			for j, p := range cp.Placements.All() {
-				fmt.Fprintf(tw, "  %d\t%d\t%s\t%d\t%d\t%d/%d\n", p.Rank, p.ClusterNodeRank, host(p.ClusterNodeRank), cp.HardwareRanks[j], p.LocalAcceleratorRank, p.LocalRank, p.LocalWorldSize)
+				rows = append(rows, []string{"  " + strconv.Itoa(p.Rank), strconv.Itoa(p.ClusterNodeRank), host(p.ClusterNodeRank), strconv.Itoa(cp.HardwareRanks[j]),
+					strconv.Itoa(p.LocalAcceleratorRank), strconv.Itoa(p.LocalRank) + "/" + strconv.Itoa(p.LocalWorldSize)})
 			}
-			if err := tw.Flush(); err != nil {
+			if err := writeTable(w, []string{"  RANK", "NODE", "HOST", "BUNDLE", "GPU", "LOCAL"}, rows); err != nil {
 				return err
 			}
 			continue
 		}
 		fmt.Fprintf(w, "\nrollout: %d engine(s) x %d GPUs (%d worker(s)), %g GPU of each bundle; dp size %d\n", len(l.Engines), s.GPUsPerEngine, cp.Placements.Len(), model.SlimeRolloutGPUFraction, s.DPSize)
-		pd := s.PrefillSet // prefill/decode: show each engine's type and bootstrap port
-		head := "  RANK\tENGINE\tNODE\tHOST\tBUNDLES\tGPUS\tPORT\tNCCL\tDIST_INIT"
-		if pd {
-			head = "  RANK\tENGINE\tTYPE\tNODE\tHOST\tBUNDLES\tGPUS\tPORT\tNCCL\tBOOTSTRAP\tDIST_INIT"
-		}
-		fmt.Fprintln(tw, head)
-		for _, e := range l.Engines {
-			for _, p := range e.Parts {
-				dist := e.DistInitAddr
-				if dist == "" {
-					dist = fmt.Sprintf("node %d:%d", e.Parts[0].Node, e.DistFirst)
-				}
-				dist = fmt.Sprintf("%s (%d-%d)", dist, e.DistFirst, e.DistLast)
-				if pd {
-					boot := "-"
-					if p.BootstrapPort != 0 {
-						boot = fmt.Sprint(p.BootstrapPort)
-					}
-					fmt.Fprintf(tw, "  %d\t%d\t%s\t%d\t%s\t%s\t%s\t%d\t%d\t%s\t%s\n", p.Rank, e.Index, e.WorkerType, p.Node, host(p.Node), intsText(p.Bundles), intsText(p.GPUs),
-						p.HTTPPort, p.NCCLPort, boot, dist)
-					continue
-				}
-				fmt.Fprintf(tw, "  %d\t%d\t%d\t%s\t%s\t%s\t%d\t%d\t%s\n", p.Rank, e.Index, p.Node, host(p.Node), intsText(p.Bundles), intsText(p.GPUs),
-					p.HTTPPort, p.NCCLPort, dist)
-			}
-		}
-		if err := tw.Flush(); err != nil {
+		if err := writeTable(w, engineHeader(s.PrefillSet), engineRows(l, s.PrefillSet, host)); err != nil {
 			return err
 		}
 	}
 	return writeMemoryTable(w, in.Memory)
+}
+
+// engineHeader and engineRows are the rollout table of a slime plan: one
+// row per engine part; with prefill/decode (pd), each engine's type and
+// bootstrap port.
+func engineHeader(pd bool) []string {
+	if pd {
+		return []string{"  RANK", "ENGINE", "TYPE", "NODE", "HOST", "BUNDLES", "GPUS", "PORT", "NCCL", "BOOTSTRAP", "DIST_INIT"}
+	}
+	return []string{"  RANK", "ENGINE", "NODE", "HOST", "BUNDLES", "GPUS", "PORT", "NCCL", "DIST_INIT"}
+}
+
+func engineRows(l *model.SlimeLayout, pd bool, host func(int) string) [][]string {
+	var rows [][]string
+	for _, e := range l.Engines {
+		for _, p := range e.Parts {
+			dist := e.DistInitAddr
+			if dist == "" {
+				dist = fmt.Sprintf("node %d:%d", e.Parts[0].Node, e.DistFirst)
+			}
+			dist = fmt.Sprintf("%s (%d-%d)", dist, e.DistFirst, e.DistLast)
+			row := []string{"  " + strconv.Itoa(p.Rank), strconv.Itoa(e.Index)}
+			if pd {
+				row = append(row, e.WorkerType)
+			}
+			row = append(row, strconv.Itoa(p.Node), host(p.Node), intsText(p.Bundles), intsText(p.GPUs), strconv.Itoa(p.HTTPPort), strconv.Itoa(p.NCCLPort))
+			if pd {
+				boot := "-"
+				if p.BootstrapPort != 0 {
+					boot = strconv.Itoa(p.BootstrapPort)
+				}
+				row = append(row, boot)
+			}
+			rows = append(rows, append(row, dist))
+		}
+	}
+	return rows
 }
 
 // intsText is a run as first-last, else the list.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/rlsolve/rlsolve/memory"
 )
@@ -22,12 +21,11 @@ func writeMemoryTable(w io.Writer, m *Memory) error {
 		fmt.Fprintln(w, "  (no GPU with a known capacity holds a component)")
 		return nil
 	}
-	tw := tabwriter.NewWriter(w, 2, 4, 2, ' ', 0)
 	head := []string{"  GPUS", "COMPONENTS", "CAPACITY"}
 	for p := memory.PhaseInit; p < memory.NumPhases; p++ {
 		head = append(head, strings.ToUpper(p.String()))
 	}
-	fmt.Fprintln(tw, strings.Join(append(head, "PEAK"), "\t"))
+	var rows [][]string
 	for i := range m.Groups {
 		g := &m.Groups[i]
 		cols := []string{fmt.Sprintf("  %s (%d)", g.Label, g.GPUCount()), strings.Join(distinct(g.Components), ","), gibText(g.CapacityBytes)}
@@ -38,9 +36,9 @@ func writeMemoryTable(w io.Writer, m *Memory) error {
 		if g.PeakBytes > g.CapacityBytes {
 			peak += " OVER"
 		}
-		fmt.Fprintln(tw, strings.Join(append(cols, peak), "\t"))
+		rows = append(rows, append(cols, peak))
 	}
-	if err := tw.Flush(); err != nil {
+	if err := writeTable(w, append(head, "PEAK"), rows); err != nil {
 		return err
 	}
 	for i := range m.Groups {

@@ -132,12 +132,23 @@ func (b *builder) entryOf(name string) int {
 }
 
 // entryFacts are the facts that give entry ei: its placement parts, or
-// its requirement.
+// its requirement and the facts of the entries whose devices its `with`
+// takes (a reward placed on the actor's GPUs makes a rollout `with` it
+// collocated).
 func (b *builder) entryFacts(ei int) []int {
-	if f, ok := b.fs.requirement[ei]; ok {
-		return []int{f}
+	if _, ok := b.fs.requirement[ei]; !ok {
+		return b.fs.segment[ei]
 	}
-	return b.fs.segment[ei]
+	chain, _ := withChain(b.cfg, ei)
+	var out []int
+	for _, c := range chain {
+		if f, ok := b.fs.requirement[c]; ok {
+			out = append(out, f)
+		} else {
+			out = append(out, b.fs.segment[c]...)
+		}
+	}
+	return out
 }
 
 // setting reads a size or flag under p: a removed size is 1, a removed
@@ -201,8 +212,8 @@ func (b *builder) mpView(p Present, comps []string) (*mpView, bool) {
 		if e.Invalid && !b.isRequirement(ei) || !slices.ContainsFunc(e.Names, func(n string) bool { return slices.Contains(comps, n) }) {
 			continue
 		}
-		if f, ok := b.fs.requirement[ei]; ok {
-			x.require(e, f)
+		if _, ok := b.fs.requirement[ei]; ok {
+			x.require(ei)
 			continue
 		}
 		v, parts := b.entry(ei, p, allRules)
@@ -225,16 +236,17 @@ func (b *builder) mpView(p Present, comps []string) (*mpView, bool) {
 	return x, true
 }
 
-// require records the components of requirement entry e, fact f, when
-// it is present.
-func (x *mpView) require(e *model.ComponentEntry, f int) {
-	if !x.p(f) {
+// require records the components of requirement entry ei when its
+// requirement is present; the facts that give them are those of its
+// `with` chain.
+func (x *mpView) require(ei int) {
+	if !x.p(x.b.fs.requirement[ei]) {
 		return
 	}
-	for _, n := range e.Names {
+	for _, n := range x.b.cfg.Components[ei].Names {
 		x.unplaced[n] = true
 		x.names = append(x.names, n)
-		x.segs[n] = []int{f}
+		x.segs[n] = x.b.entryFacts(ei)
 	}
 }
 
@@ -284,6 +296,9 @@ func (b *builder) missing(n string, names []string) *Violation {
 		Summary: fmt.Sprintf("%s placement needs a `%s` component (class %s: %s)", b.classWord(), n, cls, how),
 		Why:     fmt.Sprintf("RLinf's %s requires %s GPUs; the entry point of the run picks the class, and rlsolve infers it from the config (note RLS-N0003).", cls, joinAnd(names)),
 		Fixes:   []Fix{b.classFix(model.ClassHybrid)}}
+	if b.opt.Solving {
+		v.Why += " Solve places the components the config names, placed or required, and adds none."
+	}
 	if b.opt.ClassAt.Known() {
 		v.Extra = []model.Label{{Span: b.opt.ClassAt, Message: "decides the class"}}
 	}

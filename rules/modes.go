@@ -48,20 +48,11 @@ func (x *mpView) declaredMode() (model.PlacementMode, bool) {
 	if m, ok := x.modeOf(); ok || !x.has("actor") || !x.has("rollout") {
 		return m, ok
 	}
-	oa, okA := owner(x.b.cfg, x.b.entryOf("actor"))
-	or, okR := owner(x.b.cfg, x.b.entryOf("rollout"))
-	if !okA || !okR {
-		return model.ModeNone, false // solve says why
+	same, known := collocated(x.b.cfg, x.b.entryOf("actor"), x.b.entryOf("rollout"), x.ownGPUs)
+	if !known {
+		return model.ModeNone, false // solve, or the entries' own rules, say why
 	}
-	if oa == or {
-		return x.decide(true), true
-	}
-	la, okA := x.ownGPUs(oa)
-	lr, okR := x.ownGPUs(or)
-	if !okA || !okR {
-		return model.ModeNone, false
-	}
-	return x.decide(la != nil && slices.Equal(la, lr)), true
+	return x.decide(same), true
 }
 
 // ownGPUs are the GPUs of entry ei under p: nil for a requirement, which
@@ -139,7 +130,8 @@ func (x *mpView) collocatedExtra() *Violation {
 			x.mark(n, n+" GPUs")
 			x.mark("actor", "actor and rollout share these GPUs: collocated")
 			return &Violation{Code: model.CodeMPCollocatedExtra, Primary: x.primary(n), Roles: x.roles,
-				Summary: fmt.Sprintf("%s GPUs must not be given in collocated mode", n)}
+				Summary: fmt.Sprintf("%s GPUs must not be given in collocated mode", n),
+				Why:     "In collocated mode actor and rollout take turns on the same GPUs; RLinf asserts that no " + n + " GPUs are given."}
 		}
 	}
 	return nil

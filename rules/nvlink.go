@@ -111,7 +111,7 @@ func workerGroups(cp *model.ComponentPlan) []tpGroup {
 			continue
 		}
 		gs = append(gs, tpGroup{what: "worker " + strconv.Itoa(p.Rank), nodes: []int{p.ClusterNodeRank}, node: p.ClusterNodeRank,
-			devices: append([]int(nil), p.LocalHardwareRanks...)})
+			devices: p.LocalHardwareRanks}) // At's slices are the caller's
 	}
 	return gs
 }

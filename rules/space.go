@@ -242,25 +242,47 @@ func (s *Space) blocks(r *model.Resolver) []Block {
 	return out
 }
 
+// placedOn is the resource ranks placed entry ei holds and the groups
+// they are ranks of; r is nil for a requirement, and for a placement that
+// does not read (check says what is wrong with it).
+func (s *Space) placedOn(ei int) (ranks []int, r *model.Resolver) {
+	e := &s.cfg.Components[ei]
+	if e.Requirement != nil || e.Invalid || len(e.Segments) == 0 {
+		return nil, nil
+	}
+	r, _ = s.view.Resolve(e.NodeGroups)
+	if r == nil || !r.Typed || !inRange(e, r.Total) {
+		return nil, nil
+	}
+	var parts []model.Part
+	last := -1
+	for si := range e.Segments {
+		p := model.ResolvePart(&e.Segments[si], si, r.Total, last)
+		parts, last = append(parts, p), p.ProcEnd
+	}
+	return model.HardwareRanks(parts), r
+}
+
+// placedRanks is collocated's view of an entry in the space: a placed
+// entry's ranks, nil for a requirement; ok is false for a placement that
+// does not read.
+func (s *Space) placedRanks(ei int) ([]int, bool) {
+	if s.cfg.Components[ei].Requirement != nil {
+		return nil, true
+	}
+	ranks, r := s.placedOn(ei)
+	return ranks, r != nil
+}
+
 // placed records the devices the placed entries hold: solve gives them to
 // no demand but the ones that share them (with).
 func (s *Space) placed() {
 	for ei := range s.cfg.Components {
 		e := &s.cfg.Components[ei]
-		if e.Requirement != nil || e.Invalid || len(e.Segments) == 0 {
-			continue
+		ranks, r := s.placedOn(ei)
+		if r == nil {
+			continue // a requirement, or check says what is wrong with it
 		}
-		r, _ := s.view.Resolve(e.NodeGroups)
-		if r == nil || !r.Typed || !inRange(e, r.Total) {
-			continue // check says what is wrong with it
-		}
-		var parts []model.Part
-		last := -1
-		for si := range e.Segments {
-			p := model.ResolvePart(&e.Segments[si], si, r.Total, last)
-			parts, last = append(parts, p), p.ProcEnd
-		}
-		ranks := model.HardwareRanks(parts)
 		f := s.fact(Fact{Kind: FactPlaced, Entry: ei, Span: e.PlacementSpan,
 			What: fmt.Sprintf("%s holds %d %s (%s)", names(e), len(ranks), r.Unit(), e.Placement)})
 		for _, h := range ranks {

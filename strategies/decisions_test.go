@@ -46,7 +46,7 @@ func TestD2_NodeGroupYAMLList(t *testing.T) {
 	comma := head + "    actor: {node_group: \"a800,4090\", placement: 0-5}\n"
 	rl := mustPlan(t, list, nodes(4, 2), hybrid)
 	rc := mustPlan(t, comma, nodes(4, 2), hybrid)
-	if !reflect.DeepEqual(comp(t, rl, "actor").Placements, comp(t, rc, "actor").Placements) {
+	if !reflect.DeepEqual(comp(t, rl, "actor").Placements.Slice(), comp(t, rc, "actor").Placements.Slice()) {
 		t.Error("list and comma forms place differently")
 	}
 	d := wantDiag(t, rl.Diagnostics, model.WarnNodeGroupList, model.SeverityWarning)

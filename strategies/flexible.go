@@ -74,7 +74,7 @@ func (fx Flexible) resolve(c *Cluster) (*model.Resolver, *Failure) {
 // same node, unique, same type) and returns where each lands.
 func (fx Flexible) processes(r *model.Resolver) ([]flexProc, *Failure) {
 	// One backing array for every worker's local ranks instead of one per
-	// worker; each worker's slice is capped so appending to it copies.
+	// worker (they live until the workers are appended).
 	nhw := 0
 	for _, hw := range fx.HardwareRanks {
 		nhw += len(hw)

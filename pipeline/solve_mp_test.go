@@ -6,6 +6,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
 )
 
 // TestSolveMPAssertions solves each testdata/solve_mp/NAME.yaml on 8-GPU
@@ -50,6 +53,32 @@ func TestSolveMPAssertions(t *testing.T) {
 			code, says, _ := strings.Cut(want, ": ")
 			if !strings.HasPrefix(got, code+": ") || !strings.Contains(d.Summary, says) {
 				t.Fatalf("want %s first, got %s%s (%v)", want, got, d.Summary, s.Diagnostics)
+			}
+		})
+	}
+}
+
+// The cost model is asked for the mode check will judge: a rollout `with`
+// a reward placed on the actor's GPUs is collocated with the actor.
+func TestSolveCostModelAskedCollocated(t *testing.T) {
+	for _, tc := range []struct {
+		name, reward string
+		want         bool
+	}{
+		{"reward on the actor's GPUs", "0-7", true},
+		{"reward elsewhere", "8-15", false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			yaml := "cluster:\n  num_nodes: 2\n  component_placement:\n    actor: 0-7\n    reward: " + tc.reward +
+				"\n    rollout: {with: reward}\n    critic: {gpus: auto}\nrunner:\n  task_type: reasoning\n"
+			var asked []bool
+			cm := func(_ string, _ []byte, _ *model.Inventory, collocated bool) (map[string]int, float64, *model.Diagnostic) {
+				asked = append(asked, collocated)
+				return map[string]int{"critic": 4}, 1, nil
+			}
+			pipeline.Solve("t.yaml", []byte(yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: solveInv(8, 8)}, CostModel: cm})
+			if len(asked) != 1 || asked[0] != tc.want {
+				t.Errorf("the cost model was asked collocated=%v, want [%v]", asked, tc.want)
 			}
 		})
 	}

@@ -119,6 +119,29 @@ runner: {task_type: reasoning}
 actor: {model: {tensor_model_parallel_size: 2}}
 rollout: {tensor_parallel_size: 4}
 `, want: map[string]string{"actor": "0-5", "reward": "0-5", "rollout": "8-15"}},
+		{name: "AUTO mode: actor, rollout, inference from the first GPU to the last", inv: solveInv(8, 8), yaml: `cluster:
+  num_nodes: 2
+  auto_scheduler: true
+  component_placement:
+    inference: {gpus: 4}
+    rollout: {gpus: 8}
+    actor: {gpus: 4}
+    reward: {with: rollout}
+runner: {task_type: reasoning}
+actor: {model: {tensor_model_parallel_size: 2}}
+rollout: {tensor_parallel_size: 2}
+`, want: map[string]string{"actor": "0-3", "rollout": "4-11", "inference": "12-15", "reward": "4-11"}},
+		{name: "AUTO mode without inference, the actor placed", inv: solveInv(8, 8), yaml: `cluster:
+  num_nodes: 2
+  auto_scheduler: true
+  component_placement:
+    actor: 0-5
+    rollout: {gpus: 10}
+    reward: {with: actor}
+runner: {task_type: reasoning}
+actor: {model: {tensor_model_parallel_size: 2}}
+rollout: {tensor_parallel_size: 2}
+`, want: map[string]string{"rollout": "6-15", "reward": "0-5"}},
 		{name: "TP groups inside an NVLink island", inv: nvlinkInv(), yaml: `cluster:
   num_nodes: 2
   component_placement:
@@ -203,6 +226,47 @@ func TestSolveExplains(t *testing.T) {
 	}
 	if len(fixes) == 0 || !strings.Contains(fixes[0], "12 instead of 16") {
 		t.Errorf("fixes %q: want the largest count that fits first", fixes)
+	}
+}
+
+// TestSolveExplainsAuto: AUTO mode's components must fill the cluster in
+// order; counts that do not are the conflict, with the auto_scheduler
+// switch, and the fixes make them fill it.
+func TestSolveExplainsAuto(t *testing.T) {
+	yaml := `cluster:
+  num_nodes: 2
+  auto_scheduler: true
+  component_placement:
+    actor: {gpus: 4}
+    rollout: {gpus: 8}
+    inference: {gpus: 2}
+    reward: {with: rollout}
+runner: {task_type: reasoning}
+`
+	s := pipeline.Solve("t.yaml", []byte(yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: solveInv(8, 8)}})
+	if s.Text != nil {
+		t.Fatalf("placed what AUTO mode refuses:\n%s", s.Text)
+	}
+	i := slices.IndexFunc(s.Diagnostics, func(d model.Diagnostic) bool { return d.Code == model.CodeUnplaceable })
+	if i < 0 {
+		t.Fatalf("no RLS-E1103: %v", summaries(s.Diagnostics))
+	}
+	d := s.Diagnostics[i]
+	lines := strings.Split(yaml, "\n")
+	text := func(sp model.Span) string { return lines[sp.Line-1][sp.Col-1 : sp.EndCol-1] }
+	facts := []string{text(d.Primary)}
+	for _, l := range d.Labels {
+		facts = append(facts, text(l.Span))
+	}
+	slices.Sort(facts)
+	if want := []string{"2", "4", "8", "true"}; !slices.Equal(facts, want) {
+		t.Errorf("conflict facts %q, want %q", facts, want)
+	}
+	if !strings.Contains(d.Why, "4 + 8 + 2 = 14") {
+		t.Errorf("why %q does not add the counts up", d.Why)
+	}
+	if len(d.Help) == 0 || !strings.Contains(d.Help[0].Message, "gpus: 4 instead of 2") || d.Help[0].Edits[0].NewText != "4" {
+		t.Errorf("fixes %v: want inference's count that fills the cluster first", d.Help)
 	}
 }
 

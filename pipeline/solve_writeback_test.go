@@ -195,10 +195,10 @@ func TestSolveLastLine(t *testing.T) {
 }
 
 // TestSolveRefusesBeforePlacing: what no choice of devices can make valid
-// (processes whole nodes cannot share) or what solve does not place is
-// refused before placing, not placed and then refused by the verifying
-// check (RLinf's assertions about a model-parallel config's components:
-// TestSolveMPAssertions).
+// (processes whole nodes cannot share) or what solve does not place (a
+// multi-agent run) is refused before placing, not placed and then refused
+// by the verifying check (RLinf's assertions about a model-parallel
+// config's components: TestSolveMPAssertions).
 func TestSolveRefusesBeforePlacing(t *testing.T) {
 	const mp = "runner:\n  task_type: reasoning\nactor:\n  model:\n    tensor_model_parallel_size: 2\nrollout:\n  tensor_parallel_size: 2\n"
 	head := func(n int) string {
@@ -207,7 +207,6 @@ func TestSolveRefusesBeforePlacing(t *testing.T) {
 	for _, c := range []struct {
 		name, src, code, says string
 	}{
-		{"AUTO mode", head(2) + "    actor: {gpus: 4}\n    rollout: {gpus: 4}\n    reward: {gpus: 2}\n  auto_scheduler: true\n" + mp, model.CodeRequirementConflict, "does not place AUTO mode"},
 		{"a multi-agent run", head(2) + "    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: {gpus: 2}\n" + mp, model.CodeRequirementConflict, "does not place the components of a multi-agent run"},
 		{"processes uneven over nodes", head(2) + "    actor:\n      nodes: 2\n      processes: 3\n", model.CodeRequirementConflict, "3 processes cannot be spread evenly over 2 nodes"},
 		{"processes uneven over a node's GPUs", head(2) + "    actor:\n      nodes: 2\n      processes: 6\n", model.CodeRequirementConflict, "3 processes a node cannot be spread evenly over node 0's 8 GPUs"},

@@ -18,6 +18,8 @@ type Space struct {
 	Facts []Fact
 	// Demands are the requirement entries, in file order.
 	Demands []*Demand
+	// Auto is AUTO mode's order, when the config asks for it (nil: none).
+	Auto *AutoOrder
 	// Taken maps a device a placed component holds to its fact.
 	Taken map[Device]int
 	// Down maps an excluded node to its fact.
@@ -125,6 +127,7 @@ const (
 	FactOwn                            // a demand's own devices (removed: may share)
 	FactPlaced                         // a placed component's devices (removed: free)
 	FactExcluded                       // an excluded node (removed: usable)
+	FactAuto                           // AUTO mode's order (removed: any order)
 )
 
 // BuildSpace is the placing space of a config whose entries may state
@@ -159,6 +162,9 @@ func BuildSpace(cfg *model.Config, inv *model.Inventory, opt SpaceOptions) *Spac
 	s.checkWith()
 	s.memoryFit(opt.Memory)
 	s.mpUnplaced()
+	if !s.Diagnostics.HasErrors() {
+		s.autoOrder()
+	}
 	return s
 }
 

@@ -67,7 +67,7 @@ func (s *Space) counts(d *Demand, r *model.Requirement) {
 		s.conflict(r.Nodes.Span, g.Span, "%s gives both nodes and gpus; give one", d.Name)
 	case r.Nodes.Set:
 		d.Whole = r.Nodes.Value
-		d.CountFact = s.countFact(d, r.Nodes, "%s needs %d whole nodes")
+		d.CountFact = s.countFact(d, r.Nodes, "whole nodes")
 		if p.Set {
 			d.Procs = p.Value
 			s.wholeProcesses(d, r)
@@ -76,17 +76,17 @@ func (s *Space) counts(d *Demand, r *model.Requirement) {
 		s.gpusAndProcesses(d, r)
 	case g.Set:
 		d.Count = g.Value
-		d.CountFact = s.countFact(d, g, "%s needs %d "+model.HardwareUnit(d.Type))
+		d.CountFact = s.countFact(d, g, model.HardwareUnit(d.Type))
 		if d.Type != "" && g.Value%d.Unit != 0 {
 			s.conflict(g.Span, r.GPUsPerProcess.Span, "%s: %d %s do not make whole processes of %d", d.Name, g.Value, model.HardwareUnit(d.Type), d.Unit)
 		}
 	case p.Set && d.Type == "":
 		d.Procs = p.Value
 		d.Count = s.nodesFor(d, p.Value)
-		d.CountFact = s.countFact(d, p, "%s needs %d processes")
+		d.CountFact = s.countFact(d, p, "processes")
 	case p.Set:
 		d.Count = p.Value * d.Unit
-		d.CountFact = s.countFact(d, p, "%s needs %d processes")
+		d.CountFact = s.countFact(d, p, "processes")
 	case !r.With.Set():
 		s.errorf(r.Span, "%s says neither how many %s (gpus:, processes:, nodes:) nor whose devices it shares (with:)", d.Name, model.HardwareUnit(d.Type))
 	}
@@ -140,7 +140,7 @@ func (s *Space) autoCount(d *Demand, r *model.Requirement) model.IntFact {
 func (s *Space) gpusAndProcesses(d *Demand, r *model.Requirement) {
 	g, p := r.GPUs.Value, r.Processes.Value
 	d.Count, d.Procs = g, p
-	d.CountFact = s.countFact(d, r.GPUs, "%s needs %d "+model.HardwareUnit(d.Type))
+	d.CountFact = s.countFact(d, r.GPUs, model.HardwareUnit(d.Type))
 	switch {
 	case g%p == 0 && (!r.GPUsPerProcess.Set || r.GPUsPerProcess.Value == g/p):
 		if d.Type != "" && !d.PerDevice {
@@ -216,8 +216,19 @@ func (s *Space) mpClass() bool {
 	return s.Class != model.ClassHybrid && s.Class != model.ClassBase && s.Class != ""
 }
 
-func (s *Space) countFact(d *Demand, f model.IntFact, format string) int {
-	return s.fact(Fact{Kind: FactCount, Entry: d.Entry, Span: f.Span, Name: f.Key, What: fmt.Sprintf(format, d.Name, f.Value)})
+func (s *Space) countFact(d *Demand, f model.IntFact, plural string) int {
+	return s.fact(Fact{Kind: FactCount, Entry: d.Entry, Span: f.Span, Name: f.Key, What: fmt.Sprintf("%s needs %s", d.Name, countOf(f.Value, plural))})
+}
+
+// countOf is "1 GPU", "2 GPUs", "1 process": n of a plural noun.
+func countOf(n int, plural string) string {
+	if n != 1 {
+		return fmt.Sprintf("%d %s", n, plural)
+	}
+	if one, ok := strings.CutSuffix(plural, "es"); ok && strings.HasSuffix(one, "ss") {
+		return "1 " + one
+	}
+	return "1 " + strings.TrimSuffix(plural, "s")
 }
 
 // relations reads with and apart_from once every demand is known.

@@ -94,6 +94,12 @@ type Placement struct {
 	Cores [][]int
 }
 
+// afresh is a new instance of sp, for the call after assumptions failed:
+// gini (v1.0.4) can then report a model that violates a clause of a
+// formula that has none, and exits the process over it; an instance that
+// never saw the failed assumptions answers correctly.
+func afresh(sp *rules.Space) *instance { return newInstance(sp, false) }
+
 // Place chooses devices for every demand of the space, optimizing the
 // objective, or explains why no choice holds.
 func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
@@ -119,6 +125,10 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	if guess, ok := in.guess(nil); ok && opt.Objective != ObjectiveSpread {
 		st = o.try(guess...)
 		o.guessed = st == sat
+		if st != sat {
+			in = afresh(sp)
+			o.in = in
+		}
 	}
 	if st != sat {
 		st = o.try()

@@ -73,6 +73,7 @@ func newInstance(sp *rules.Space, explain bool) *instance {
 		in.demandRules(i)
 	}
 	in.separate()
+	in.autoOrder()
 	return in
 }
 

@@ -171,6 +171,8 @@ func (ex *explainer) describe(core []int, opt PlaceOptions, deadline time.Time) 
 		Summary: "these cannot hold together: " + strings.Join(whats, " + ")}
 	if s := hall(sp, present); s != nil {
 		d.Why = s.describe() + "."
+	} else if sp.Auto != nil && present[sp.Auto.Fact] {
+		d.Why = autoWhy(sp)
 	} else {
 		d.Why = "No choice of devices satisfies them all: each node's share of a component is whole processes (engines, TP groups) in one run on that node."
 	}

@@ -14,7 +14,7 @@ import (
 // placeable: a smaller count, another node group. Each is kept only when
 // re-solving the edited space finds a placement.
 func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline time.Time) []model.Fix {
-	var out []model.Fix
+	out := autoFill(sp, core, func(v *rules.Space) bool { return conflictGone(v, core, deadline) })
 	for _, f := range byPosition(sp, core) {
 		if len(out) >= 3 || time.Until(deadline) <= 0 {
 			break
@@ -75,6 +75,7 @@ func feasible(sp *rules.Space, deadline time.Time) bool {
 		if in.g.Try(left) == 1 {
 			return true
 		}
+		in = afresh(sp)
 	}
 	in.flush()
 	return in.g.Try(time.Until(deadline)) == 1

@@ -15,7 +15,7 @@ import (
 )
 
 // solveSeeds are requirement files beside the write-back goldens: the
-// issue's heterogeneous cluster, model-parallel classes, whole nodes, CPU
+// issue's heterogeneous cluster, model-parallel classes (AUTO mode too), whole nodes, CPU
 // processes, conflicts.
 var solveSeeds = []string{
 	"cluster:\n  num_nodes: 6\n  node_groups:\n    - {label: a800, node_ranks: 0-1}\n    - {label: \"4090\", node_ranks: 2-3}\n    - {label: franka, node_ranks: 4, hardware: {type: Franka, configs: [{node_rank: 4, robot_ip: 10.0.0.1}, {node_rank: 4, robot_ip: 10.0.0.2}]}}\n  component_placement:\n    actor:     {gpus: 8, node_group: a800}   # c\n    reward:    {with: actor}\n    rollout:   {gpus: 4, node_group: \"4090\", gpus_per_process: 2}\n    inference: {gpus: 4, apart_from: [actor, rollout]}\n    env:       {node_group: franka, processes: 2}\n    agent:     {node_group: node, processes: 6}\nrunner:\n  task_type: embodied\n",
@@ -24,6 +24,8 @@ var solveSeeds = []string{
 	"cluster:\n  num_nodes: 4\n  component_placement:\n    actor:\n      nodes: 2\n      processes: 4   # two a node\n    rollout:\n      gpus: 6\n      gpus_per_process: 2\n    critic: 0-1\n",
 	"cluster:\n  num_nodes: 2\n  component_placement:\n    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {gpus: 1}\n    critic: {gpus: 2, apart_from: reward}\n  auto_scheduler: false\nrunner:\n  task_type: reasoning_eval\nrollout:\n  tensor_parallel_size: 2\nalgorithm:\n  recompute_logprobs: false\n",
 	"cluster:\n  num_nodes: 3\n  component_placement:\n    actor: {gpus: 4}\n    rollout: {gpus: 4}\n    reward: {with: rollout}\n    rollout_judge: {gpus: 2}\nrunner:\n  task_type: reasoning\nrollout:\n  tensor_parallel_size: 2\n",
+	"cluster:\n  num_nodes: 2\n  auto_scheduler: true\n  component_placement:\n    actor: {gpus: 2}\n    rollout: {gpus: 4}\n    reward: {with: rollout}\n    inference: {gpus: 2}\nrunner:\n  task_type: reasoning\n",
+	"cluster:\n  num_nodes: 2\n  auto_scheduler: true\n  component_placement:\n    actor: 0-1\n    rollout: {gpus: 3}\n    reward: 2-4\nrunner:\n  task_type: reasoning\n",
 	"cluster:\n  num_nodes: 2\n  node_groups:\n    - {label: a, node_ranks: 0}\n  component_placement:\n    actor: {gpus: 4, node_group: a}\n    inference: {gpus: 2, node_group: a, apart_from: actor}\n    x: {with: actr}\n",
 }
 

@@ -15,8 +15,8 @@ import (
 )
 
 // solveSeeds are requirement files beside the write-back goldens: the
-// issue's heterogeneous cluster, model-parallel classes (AUTO mode too), whole nodes, CPU
-// processes, conflicts.
+// issue's heterogeneous cluster, model-parallel classes (AUTO mode too),
+// whole nodes, CPU processes, conflicts.
 var solveSeeds = []string{
 	"cluster:\n  num_nodes: 6\n  node_groups:\n    - {label: a800, node_ranks: 0-1}\n    - {label: \"4090\", node_ranks: 2-3}\n    - {label: franka, node_ranks: 4, hardware: {type: Franka, configs: [{node_rank: 4, robot_ip: 10.0.0.1}, {node_rank: 4, robot_ip: 10.0.0.2}]}}\n  component_placement:\n    actor:     {gpus: 8, node_group: a800}   # c\n    reward:    {with: actor}\n    rollout:   {gpus: 4, node_group: \"4090\", gpus_per_process: 2}\n    inference: {gpus: 4, apart_from: [actor, rollout]}\n    env:       {node_group: franka, processes: 2}\n    agent:     {node_group: node, processes: 6}\nrunner:\n  task_type: embodied\n",
 	"cluster:\n  num_nodes: 3\n  component_placement:\n    actor: {gpus: 4}\n    rollout: {gpus: 4, apart_from: actor}\n    reward: {with: actor}\n    inference: {gpus: 2}\nrunner:\n  task_type: reasoning\nactor:\n  model:\n    tensor_model_parallel_size: 2\nrollout:\n  tensor_parallel_size: 2\nalgorithm:\n  recompute_logprobs: true\n",

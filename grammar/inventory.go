@@ -383,7 +383,7 @@ func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 		return false
 	}
 	nd.AccelCount = len(nd.Devices)
-	return d.deviceIndicesInRange(refs.byIndex, len(nd.Devices)) && d.nvlinkPeersExist(nd.Devices, refs.peers)
+	return d.deviceIndicesInRange(nd.Devices, refs.byIndex) && d.nvlinkPeersExist(nd.Devices, refs.peers)
 }
 
 // deviceRefs is what reading one node's devices keeps across devices:
@@ -539,11 +539,13 @@ func (d *doc) deviceCountAgrees(nd *model.Node, countAt, list model.Span) bool {
 }
 
 // deviceIndicesInRange checks every index given is one of the node's
-// count devices.
-func (d *doc) deviceIndicesInRange(byIndex map[int]model.Span, count int) bool {
-	for idx, at := range byIndex {
-		if idx >= count {
-			d.Errorf(model.CodeInventoryDevices, at, "", "device index %d is past the node's %d devices (indices run 0..%d)", idx, count, count-1)
+// devices; of several past the end, the first listed is reported (in list
+// order, not the map's, so that the message is the same on every run).
+func (d *doc) deviceIndicesInRange(devs []model.Device, byIndex map[int]model.Span) bool {
+	count := len(devs)
+	for _, dv := range devs {
+		if dv.Index >= count {
+			d.Errorf(model.CodeInventoryDevices, byIndex[dv.Index], "", "device index %d is past the node's %d devices (indices run 0..%d)", dv.Index, count, count-1)
 			return false
 		}
 	}

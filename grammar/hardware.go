@@ -146,8 +146,9 @@ func (d *doc) robotConfig(c *yaml.Node, j int, typ string, valid []string) (mode
 	return rc, ces, true
 }
 
-// robotGiven is the config's values as written, decoded as RLinf's YAML
-// loader would (values that do not decode are left out).
+// robotGiven is the config's values as written, decoded (a value that
+// does not decode is left out): the fields' values, and what duplicates
+// are compared by.
 func robotGiven(ces []yamlpos.Entry) map[string]any {
 	given := map[string]any{}
 	for _, e := range ces {

@@ -132,7 +132,8 @@ func setWorkerGroupVars(env map[string]string, name, addr string, p *model.Place
 }
 
 // setAcceleratorVars sets the accelerator type's visible-devices variable
-// and the Ray switches that stop Ray overriding it (accelVars names them).
+// and the Ray switches that stop Ray overriding it (accelVars names them),
+// and on NVIDIA GPUs NCCL's and EGL's variables.
 func setAcceleratorVars(env map[string]string, p *model.Placement, names []string, visible string) {
 	env[names[0]] = visible
 	for _, k := range names[1:] {

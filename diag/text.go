@@ -88,109 +88,141 @@ type block struct {
 	marks     []mark
 }
 
+// writeText writes one diagnostic: its header, its code frame and the
+// lines after the frame.
 func writeText(b *strings.Builder, d model.Diagnostic, src Sources, p painter) {
-	sev := d.Severity.String()
-	head := sev
+	head := d.Severity.String()
 	if d.Code != "" {
 		head += "[" + d.Code + "]"
 	}
 	b.WriteString(p.sev(d.Severity, head) + p.bold(": "+d.Summary) + "\n")
-
-	// A producer may leave Label.Span.File empty for "the same file".
-	primFile := d.Primary.File
-	var notes []string
-	var blocks []*block
-	find := func(file string) *block {
-		for _, bl := range blocks {
-			if bl.file == file {
-				return bl
-			}
-		}
-		bl := &block{file: file, lines: map[int]string{}}
-		blocks = append(blocks, bl)
-		return bl
+	f := frameOf(d, src)
+	pad := strings.Repeat(" ", f.width())
+	for _, bl := range f.blocks {
+		bl.write(b, pad, d.Severity, p)
 	}
-	add := func(m mark) {
-		bl := find(m.sp.File)
-		if line, ok := src.Line(m.sp.File, m.sp.Line); ok {
-			bl.lines[m.sp.Line] = line
-			bl.marks = append(bl.marks, m)
-		} else if m.msg != "" {
-			// No source for this line: keep the fact, as a note.
-			if m.primary {
-				notes = append(notes, m.msg)
-			} else {
-				notes = append(notes, m.sp.String()+": "+m.msg)
-			}
-		}
-		if m.primary || !bl.arrowSet || (bl.arrowLine > 0 && m.sp.Line < bl.arrowLine) {
-			bl.arrow, bl.arrowSet = m.sp.String(), true
-			bl.arrowLine = m.sp.Line
-			if m.primary {
-				bl.arrowLine = 0 // nothing replaces the primary position
-			}
-		}
-	}
+	writeFooter(b, d, f.notes, pad, src, p)
+}
 
+// frame is a diagnostic's code frame: one block per file, in the order
+// its spans first name them, and notes for the facts whose source line is
+// not available.
+type frame struct {
+	src    Sources
+	blocks []*block
+	notes  []string
+}
+
+// frameOf places the diagnostic's primary span, then its labels, in a
+// frame. A producer may leave Label.Span.File empty for "the same file".
+func frameOf(d model.Diagnostic, src Sources) *frame {
+	f := &frame{src: src}
 	if d.Primary.Known() {
-		add(mark{sp: norm(d.Primary), msg: d.PrimaryLabel, primary: true})
+		f.add(mark{sp: norm(d.Primary), msg: d.PrimaryLabel, primary: true})
 	} else {
 		if d.Primary.File != "" {
-			bl := find(d.Primary.File)
+			bl := f.block(d.Primary.File)
 			bl.arrow, bl.arrowSet = d.Primary.String(), true
 		}
 		if d.PrimaryLabel != "" {
-			notes = append(notes, d.PrimaryLabel)
+			f.notes = append(f.notes, d.PrimaryLabel)
 		}
 	}
 	for _, l := range d.Labels {
 		sp := l.Span
 		if !sp.Known() {
 			if l.Message != "" {
-				notes = append(notes, l.Message)
+				f.notes = append(f.notes, l.Message)
 			}
 			continue
 		}
 		if sp.File == "" {
-			sp.File = primFile
+			sp.File = d.Primary.File
 		}
-		add(mark{sp: norm(sp), msg: l.Message})
+		f.add(mark{sp: norm(sp), msg: l.Message})
 	}
+	return f
+}
 
+// block is the frame's block for file, made when first asked for.
+func (f *frame) block(file string) *block {
+	for _, bl := range f.blocks {
+		if bl.file == file {
+			return bl
+		}
+	}
+	bl := &block{file: file, lines: map[int]string{}}
+	f.blocks = append(f.blocks, bl)
+	return bl
+}
+
+// add puts mark m in its file's block, or in a note when its source line
+// is not available, and lets it choose the block's --> position.
+func (f *frame) add(m mark) {
+	bl := f.block(m.sp.File)
+	if line, ok := f.src.Line(m.sp.File, m.sp.Line); ok {
+		bl.lines[m.sp.Line] = line
+		bl.marks = append(bl.marks, m)
+	} else if m.msg != "" {
+		// No source for this line: keep the fact, as a note.
+		if m.primary {
+			f.notes = append(f.notes, m.msg)
+		} else {
+			f.notes = append(f.notes, m.sp.String()+": "+m.msg)
+		}
+	}
+	if m.primary || !bl.arrowSet || (bl.arrowLine > 0 && m.sp.Line < bl.arrowLine) {
+		bl.arrow, bl.arrowSet = m.sp.String(), true
+		bl.arrowLine = m.sp.Line
+		if m.primary {
+			bl.arrowLine = 0 // nothing replaces the primary position
+		}
+	}
+}
+
+// width is the width of the widest line number shown, so that every
+// block's gutter lines up.
+func (f *frame) width() int {
 	width := 1
-	for _, bl := range blocks {
+	for _, bl := range f.blocks {
 		for n := range bl.lines {
 			width = max(width, len(strconv.Itoa(n)))
 		}
 	}
-	pad := strings.Repeat(" ", width)
-	bar := p.gutter(pad + " |")
+	return width
+}
 
-	for _, bl := range blocks {
-		b.WriteString(pad + p.gutter("-->") + " " + bl.arrow + "\n")
-		if len(bl.lines) == 0 {
-			continue
+// write writes the block: its --> position, then its source lines in
+// order, each followed by its marks' underlines. pad is the gutter's width.
+func (bl *block) write(b *strings.Builder, pad string, sev model.Severity, p painter) {
+	b.WriteString(pad + p.gutter("-->") + " " + bl.arrow + "\n")
+	if len(bl.lines) == 0 {
+		return
+	}
+	bar := p.gutter(pad + " |")
+	b.WriteString(bar + "\n")
+	nums := make([]int, 0, len(bl.lines))
+	for n := range bl.lines {
+		nums = append(nums, n)
+	}
+	sort.Ints(nums)
+	for _, n := range nums {
+		ms := marksOn(bl.marks, n)
+		line, ms := window(bl.lines[n], ms)
+		b.WriteString(p.gutter(fmt.Sprintf("%*d |", len(pad), n)))
+		if line != "" {
+			b.WriteString(" " + display(line))
 		}
-		b.WriteString(bar + "\n")
-		nums := make([]int, 0, len(bl.lines))
-		for n := range bl.lines {
-			nums = append(nums, n)
-		}
-		sort.Ints(nums)
-		for _, n := range nums {
-			ms := marksOn(bl.marks, n)
-			line, ms := window(bl.lines[n], ms)
-			b.WriteString(p.gutter(fmt.Sprintf("%*d |", width, n)))
-			if line != "" {
-				b.WriteString(" " + display(line))
-			}
-			b.WriteString("\n")
-			for _, m := range ms {
-				b.WriteString(bar + " " + underline(line, m, d.Severity, p) + "\n")
-			}
+		b.WriteString("\n")
+		for _, m := range ms {
+			b.WriteString(bar + " " + underline(line, m, sev, p) + "\n")
 		}
 	}
+}
 
+// writeFooter writes the lines after the frame: notes, why, why the
+// diagnostic is an error, and help.
+func writeFooter(b *strings.Builder, d model.Diagnostic, notes []string, pad string, src Sources, p painter) {
 	lead := pad + " " + p.gutter("=") + " "
 	for _, n := range notes {
 		b.WriteString(lead + p.bold("note") + ": " + n + "\n")
@@ -202,7 +234,7 @@ func writeText(b *strings.Builder, d model.Diagnostic, src Sources, p painter) {
 		b.WriteString(lead + p.bold("note") + ": an error because it is denied by " + d.Denied + "\n")
 	}
 	for _, f := range d.Help {
-		b.WriteString(lead + p.bold("help") + ": " + helpLine(f, primFile, src) + "\n")
+		b.WriteString(lead + p.bold("help") + ": " + helpLine(f, d.Primary.File, src) + "\n")
 	}
 }
 

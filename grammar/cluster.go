@@ -1,7 +1,6 @@
 package grammar
 
 import (
-	"encoding/json"
 	"fmt"
 	"regexp"
 	"slices"
@@ -339,109 +338,6 @@ func (d *doc) checkFields(es []yamlpos.Entry, valid, required []string, at model
 		ok = false
 	}
 	return ok
-}
-
-func (d *doc) hardware(n *yaml.Node) *model.HardwareConfig {
-	n = yamlpos.Deref(n)
-	if n.Kind != yaml.MappingNode {
-		d.wrongKind(n, "expected a mapping", "hardware", "a mapping {type, configs}", yamlpos.KindName(n))
-		return nil
-	}
-	es := d.Mapping(n)
-	if !d.fields(es, []string{"type", "configs"}, []string{"type", "configs"}, d.Span(n), "hardware") {
-		return nil
-	}
-	te, _ := yamlpos.Lookup(es, "type")
-	tv, ok := d.Scalar(te.V, "hardware type")
-	if !ok {
-		return nil
-	}
-	hw := &model.HardwareConfig{Type: tv.Py.Str, TypeSpan: tv.Span}
-	fields, known := robotFields[hw.Type]
-	if !known {
-		diag := d.Errorf(model.CodeUnsupportedHardware, tv.Span, "not a registered type", "unsupported hardware type %q (RLinf supports %s)", hw.Type, strings.Join(model.RobotTypes, ", "))
-		if s := fuzzy.Nearest(hw.Type, model.RobotTypes); s != "" {
-			diag.Help = []model.Fix{{Message: fmt.Sprintf("types are case-sensitive: did you mean `%s`?", s), Edits: []model.Edit{{Span: tv.Span, NewText: s}}}}
-		}
-		return nil
-	}
-	ce, _ := yamlpos.Lookup(es, "configs")
-	cn := yamlpos.Deref(ce.V)
-	if cn.Kind != yaml.SequenceNode {
-		d.wrongKind(cn, "expected a list", "hardware.configs", "a list of mappings", yamlpos.KindName(cn))
-		return nil
-	}
-	valid := []string{"node_rank"}
-	for _, f := range fields {
-		valid = append(valid, f.name)
-	}
-	seen := map[string]model.Span{}
-	good := true
-	for j, c := range cn.Content {
-		c = yamlpos.Deref(c)
-		if c.Kind != yaml.MappingNode {
-			d.wrongKind(c, "expected a mapping", fmt.Sprintf("hardware config %d", j), "a mapping", yamlpos.KindName(c))
-			good = false
-			continue
-		}
-		ces := d.Mapping(c)
-		if !d.fields(ces, valid, []string{"node_rank"}, d.Span(c), fmt.Sprintf("%s hardware config", hw.Type)) {
-			good = false
-			continue
-		}
-		rc := model.RobotConfig{Span: d.Span(c), Fields: map[string]any{}}
-		nr, _ := yamlpos.Lookup(ces, "node_rank")
-		rc.NodeRankSpan = d.Span(nr.V)
-		rank, _, ok := d.Integer(nr.V, "node_rank")
-		if !ok {
-			good = false
-			continue
-		}
-		rc.NodeRank = rank
-		given := map[string]any{}
-		for _, e := range ces {
-			var v any
-			if err := e.V.Decode(&v); err == nil {
-				given[e.Key] = v
-			}
-		}
-		for _, f := range fields {
-			rc.FieldOrder = append(rc.FieldOrder, f.name)
-			rc.Fields[f.name] = f.def
-			if v, has := given[f.name]; has {
-				rc.Fields[f.name] = v
-			}
-			if e, has := yamlpos.Lookup(ces, f.name); has && ipFields[f.name] && given[f.name] != nil {
-				if s := fmt.Sprint(given[f.name]); !validIP(s) {
-					d.badIP(e.V, f.name, hw.Type, s)
-					good = false
-				}
-			}
-			if e, has := yamlpos.Lookup(ces, f.name); has && strings.HasSuffix(f.name, "camera_serials") && !d.serials(e.V, f.name) {
-				good = false
-			}
-			if f.name == "arm_variant" {
-				if s := fmt.Sprint(rc.Fields[f.name]); s != "gim_arm" && s != "gim_arm_xl" {
-					e, _ := yamlpos.Lookup(ces, f.name)
-					d.Errorf(model.CodeInvalidValue, d.Span(e.V), "", "arm_variant must be gim_arm or gim_arm_xl, but got %q", s)
-					good = false
-				}
-			}
-		}
-		canon, _ := json.Marshal(given) // map keys sort, as yaml.dump(sort_keys=True)
-		if first, dup := seen[string(canon)]; dup {
-			diag := d.Errorf(model.CodeHardwareDuplicate, rc.Span, "same as an earlier config", "duplicate %s hardware config", hw.Type)
-			diag.Labels = []model.Label{{Span: first, Message: "first given here"}}
-			good = false
-			continue
-		}
-		seen[string(canon)] = rc.Span
-		hw.Configs = append(hw.Configs, rc)
-	}
-	if !good {
-		return nil
-	}
-	return hw
 }
 
 func (d *doc) envConfigs(g *model.NodeGroup, n *yaml.Node, groupOK bool) []model.EnvConfig {

@@ -101,76 +101,114 @@ func (d *doc) inventoryEntries(n *yaml.Node, before int) ([]InventoryEntry, mode
 // nodes (`ranks: 0-7`). next is the rank used when the entry gives none.
 func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool) {
 	item = yamlpos.Deref(item)
-	sp := d.Span(item)
 	if item == nil || item.Kind != yaml.MappingNode {
 		d.WrongType(item, "expected a mapping", "each inventory node", "a mapping", yamlpos.KindName(item))
 		return nil, false
 	}
 	es := d.Mapping(item)
-	if !d.inventoryFields(es, inventoryNodeKeys, []string{"accelerators"}, sp, "inventory node", "use `accelerators: 0` for a CPU-only node") {
+	if !d.inventoryFields(es, inventoryNodeKeys, []string{"accelerators"}, d.Span(item), "inventory node", "use `accelerators: 0` for a CPU-only node") {
 		return nil, false
 	}
-	ranks := []int{next}
-	given := false
+	ranks, sp, given, ok := d.entryRanks(es, next, d.Span(item))
+	if !ok {
+		return nil, false
+	}
+	base, ok := d.entryNode(es, sp)
+	if !ok {
+		return nil, false
+	}
+	out, ok := d.entryNodes(es, base, ranks, given)
+	if !ok {
+		return nil, false
+	}
+	if e, ok := yamlpos.Lookup(es, "devices"); ok && !d.entryDevices(es, e, out) {
+		return nil, false
+	}
+	return out, true
+}
+
+// entryRanks reads the entry's `rank` or `ranks` (a range), or next when
+// it gives neither, with where they are written (else sp, the entry) and
+// whether the entry gave them.
+func (d *doc) entryRanks(es []yamlpos.Entry, next int, sp model.Span) ([]int, model.Span, bool, bool) {
 	if e, ok := yamlpos.Lookup(es, "ranks"); ok {
 		e2, _ := yamlpos.Lookup(es, "rank")
 		if e2.K != nil {
 			d.Errorf(model.CodeInventoryInvalid, d.Span(e2.K), "", "give `rank` or `ranks`, not both")
-			return nil, false
+			return nil, sp, false, false
 		}
 		v, ok := d.Scalar(e.V, "inventory ranks")
 		if !ok {
-			return nil, false
+			return nil, sp, false, false
 		}
-		var good bool
-		if ranks, good = d.expandRanks(v, []int{0, d.limits.MaxClusterNodes - 1}, "inventory ranks", "the inventory"); !good {
-			return nil, false
+		ranks, good := d.expandRanks(v, []int{0, d.limits.MaxClusterNodes - 1}, "inventory ranks", "the inventory")
+		if !good {
+			return nil, sp, false, false
 		}
-		sp, given = v.Span, true
-	} else if e, ok := yamlpos.Lookup(es, "rank"); ok {
+		return ranks, v.Span, true, true
+	}
+	if e, ok := yamlpos.Lookup(es, "rank"); ok {
 		r, v, ok := d.Integer(e.V, "inventory rank")
 		if !ok {
-			return nil, false
+			return nil, sp, false, false
 		}
 		if r < 0 || r >= d.limits.MaxClusterNodes {
 			d.Errorf(model.CodeInventoryInvalid, v.Span, "", "inventory rank %d is out of range", r)
-			return nil, false
+			return nil, sp, false, false
 		}
-		ranks, sp, given = []int{r}, v.Span, true
+		return []int{r}, v.Span, true, true
 	}
+	return []int{next}, sp, false, true
+}
+
+// entryNode reads what the entry's nodes share: accelerators, CPUs and
+// robot hardware. sp is where the node is written.
+func (d *doc) entryNode(es []yamlpos.Entry, sp model.Span) (model.Node, bool) {
 	base := model.Node{Span: sp, AccelType: model.AccelNVGPU}
 	if e, ok := yamlpos.Lookup(es, "accelerators"); ok && !d.accelerators(&base, e.V) {
-		return nil, false
+		return base, false
 	}
 	if e, ok := yamlpos.Lookup(es, "cpus"); ok {
 		c, v, ok := d.Integer(e.V, "cpus")
 		if !ok {
-			return nil, false
+			return base, false
 		}
 		if c < 0 || c > 1<<20 {
 			d.Errorf(model.CodeInvalidValue, v.Span, "", "cpu count %d is out of range", c)
-			return nil, false
+			return base, false
 		}
 		base.CPUs = c
 	}
-	if e, ok := yamlpos.Lookup(es, "hardware"); ok {
-		base.Hardware = map[string]int{}
-		for _, h := range d.Mapping(e.V) {
-			c, v, ok := d.Integer(h.V, "robot count")
-			if !ok {
-				return nil, false
-			}
-			if !slices.Contains(model.RobotTypes, h.Key) {
-				d.Errorf(model.CodeUnsupportedHardware, d.Span(h.K), "", "unknown robot type %q (known: %s)", h.Key, strings.Join(model.RobotTypes, ", "))
-				return nil, false
-			}
-			if c < 0 || c > 1024 {
-				d.Errorf(model.CodeInvalidValue, v.Span, "", "robot count %d is out of range", c)
-				return nil, false
-			}
-			base.Hardware[h.Key] = c
-		}
+	if e, ok := yamlpos.Lookup(es, "hardware"); ok && !d.robotCounts(&base, e.V) {
+		return base, false
 	}
+	return base, true
+}
+
+// robotCounts reads a node's `hardware:` mapping of robot type to count.
+func (d *doc) robotCounts(nd *model.Node, n *yaml.Node) bool {
+	nd.Hardware = map[string]int{}
+	for _, h := range d.Mapping(n) {
+		c, v, ok := d.Integer(h.V, "robot count")
+		if !ok {
+			return false
+		}
+		if !slices.Contains(model.RobotTypes, h.Key) {
+			d.Errorf(model.CodeUnsupportedHardware, d.Span(h.K), "", "unknown robot type %q (known: %s)", h.Key, strings.Join(model.RobotTypes, ", "))
+			return false
+		}
+		if c < 0 || c > 1024 {
+			d.Errorf(model.CodeInvalidValue, v.Span, "", "robot count %d is out of range", c)
+			return false
+		}
+		nd.Hardware[h.Key] = c
+	}
+	return true
+}
+
+// entryNodes makes one entry per rank from base, each with its own host
+// name and address when the entry lists them.
+func (d *doc) entryNodes(es []yamlpos.Entry, base model.Node, ranks []int, given bool) ([]InventoryEntry, bool) {
 	names, nameAt, ok := d.nameList(es, "hostname", "hostnames", len(ranks))
 	if !ok {
 		return nil, false
@@ -190,25 +228,33 @@ func (d *doc) inventoryEntry(item *yaml.Node, next int) ([]InventoryEntry, bool)
 			out[i].Node.IP, out[i].IPSpan = ips[i], ipAt[i]
 		}
 	}
-	if e, ok := yamlpos.Lookup(es, "devices"); ok {
-		if len(ranks) != 1 {
-			d.Errorf(model.CodeInventoryInvalid, d.Span(e.K), "", "`devices` describes one node; give it in an entry with a single rank")
-			return nil, false
-		}
-		countAt := model.Span{}
-		if a, ok := yamlpos.Lookup(es, "accelerators"); ok {
-			countAt = d.Span(a.V)
-			if m := yamlpos.Deref(a.V); m != nil && m.Kind == yaml.MappingNode {
-				if c, ok := yamlpos.Lookup(d.Mapping(m), "count"); ok {
-					countAt = d.Span(c.V)
-				}
-			}
-		}
-		if !d.devices(&out[0].Node, e.V, countAt) {
-			return nil, false
+	return out, true
+}
+
+// entryDevices reads the entry's `devices` list (e) into its one node: a
+// device list describes a single node, and must agree with the
+// accelerator count the entry gives.
+func (d *doc) entryDevices(es []yamlpos.Entry, e yamlpos.Entry, out []InventoryEntry) bool {
+	if len(out) != 1 {
+		d.Errorf(model.CodeInventoryInvalid, d.Span(e.K), "", "`devices` describes one node; give it in an entry with a single rank")
+		return false
+	}
+	return d.devices(&out[0].Node, e.V, d.accelCountSpan(es))
+}
+
+// accelCountSpan is where the entry gives its accelerator count
+// (`accelerators: N` or its `count:`), zero when it does not.
+func (d *doc) accelCountSpan(es []yamlpos.Entry) model.Span {
+	a, ok := yamlpos.Lookup(es, "accelerators")
+	if !ok {
+		return model.Span{}
+	}
+	if m := yamlpos.Deref(a.V); m != nil && m.Kind == yaml.MappingNode {
+		if c, ok := yamlpos.Lookup(d.Mapping(m), "count"); ok {
+			return d.Span(c.V)
 		}
 	}
-	return out, true
+	return d.Span(a.V)
 }
 
 func (d *doc) accelerators(nd *model.Node, n *yaml.Node) bool {
@@ -322,6 +368,41 @@ func (d *doc) nameList(es []yamlpos.Entry, single, plural string, count int) ([]
 // the entry gives its accelerator count, which must agree (zero: not given).
 func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 	n = yamlpos.Deref(n)
+	if !d.deviceListShape(n) {
+		return false
+	}
+	refs := deviceRefs{byIndex: map[int]model.Span{}, uuids: map[string]model.Span{}}
+	for pos, item := range n.Content {
+		dv, ok := d.device(item, pos, len(nd.Devices), &refs)
+		if !ok {
+			return false
+		}
+		nd.Devices = append(nd.Devices, dv)
+	}
+	if !d.deviceCountAgrees(nd, countAt, d.Span(n)) {
+		return false
+	}
+	nd.AccelCount = len(nd.Devices)
+	return d.deviceIndicesInRange(nd.Devices, refs.byIndex) && d.nvlinkPeersExist(nd.Devices, refs.peers)
+}
+
+// deviceRefs is what reading one node's devices keeps across devices:
+// where each index and UUID was first listed, for duplicates, and the
+// NVLink peers named, checked once the node's device count is known.
+type deviceRefs struct {
+	peers   []peerRef
+	byIndex map[int]model.Span
+	uuids   map[string]model.Span
+}
+
+// peerRef is NVLink peer `peer` named by device `dev` (its position).
+type peerRef struct {
+	dev, peer int
+	at        model.Span
+}
+
+// deviceListShape checks the device list is a list of bounded length.
+func (d *doc) deviceListShape(n *yaml.Node) bool {
 	if n == nil || n.Kind != yaml.SequenceNode {
 		d.WrongType(n, "expected a list", "devices", "a list", yamlpos.KindName(n))
 		return false
@@ -330,112 +411,152 @@ func (d *doc) devices(nd *model.Node, n *yaml.Node, countAt model.Span) bool {
 		d.Record(nil, yamlpos.Limit{What: "a node's device list", Size: strconv.Itoa(len(n.Content)), Max: maxDevices, Unit: " devices"}.Diagnostic(d.Span(n), ""))
 		return false
 	}
-	type peerRef struct {
-		dev, peer int
-		at        model.Span
+	return true
+}
+
+// device reads the device at position pos of the list, the dev-th read;
+// its index must not repeat an earlier device's.
+func (d *doc) device(item *yaml.Node, pos, dev int, refs *deviceRefs) (model.Device, bool) {
+	item = yamlpos.Deref(item)
+	if item == nil || item.Kind != yaml.MappingNode {
+		d.WrongType(item, "expected a mapping", "each device", "a mapping {index, uuid, ...}", yamlpos.KindName(item))
+		return model.Device{}, false
 	}
-	var peers []peerRef
-	byIndex := map[int]model.Span{}
-	uuids := map[string]model.Span{}
-	for pos, item := range n.Content {
-		item = yamlpos.Deref(item)
-		if item == nil || item.Kind != yaml.MappingNode {
-			d.WrongType(item, "expected a mapping", "each device", "a mapping {index, uuid, ...}", yamlpos.KindName(item))
-			return false
+	es := d.Mapping(item)
+	if !d.inventoryFields(es, inventoryDeviceKeys, nil, d.Span(item), "device", "") {
+		return model.Device{}, false
+	}
+	dv := model.Device{Index: pos, NUMANode: -1}
+	at := d.Span(item)
+	for _, e := range es {
+		ok := true
+		switch e.Key {
+		case "index", "memory_mib", "numa_node":
+			ok = d.deviceNumber(&dv, &at, e)
+		case "uuid", "name", "pci_bus_id":
+			ok = d.deviceString(&dv, e, refs.uuids)
+		case "nvlink":
+			ok = d.nvlink(&dv, e, dev, &refs.peers)
 		}
-		es := d.Mapping(item)
-		if !d.inventoryFields(es, inventoryDeviceKeys, nil, d.Span(item), "device", "") {
-			return false
+		if !ok {
+			return model.Device{}, false
 		}
-		dv := model.Device{Index: pos, NUMANode: -1}
-		at := d.Span(item)
-		for _, e := range es {
-			switch e.Key {
-			case "index", "memory_mib", "numa_node":
-				x, v, ok := d.Integer(e.V, "device "+e.Key)
-				if !ok {
-					return false
-				}
-				switch {
-				case e.Key == "index" && (x < 0 || x >= maxDevices):
-					d.Errorf(model.CodeInventoryDevices, v.Span, "", "device index %d is out of range", x)
-					return false
-				case e.Key == "memory_mib" && (x < 0 || x > 1<<40):
-					d.Errorf(model.CodeInvalidValue, v.Span, "", "memory_mib %d is out of range", x)
-					return false
-				case e.Key == "numa_node" && (x < -1 || x > 1<<16):
-					d.Errorf(model.CodeInvalidValue, v.Span, "", "numa_node %d is out of range (-1 means unknown)", x)
-					return false
-				}
-				switch e.Key {
-				case "index":
-					dv.Index, at = x, v.Span
-				case "memory_mib":
-					dv.MemoryMiB = x
-				default:
-					dv.NUMANode = x
-				}
-			case "uuid", "name", "pci_bus_id":
-				v, ok := d.Scalar(e.V, "device "+e.Key)
-				if !ok {
-					return false
-				}
-				switch e.Key {
-				case "uuid":
-					if first, dup := uuids[v.Py.Str]; dup && v.Py.Str != "" {
-						diag := d.Errorf(model.CodeInventoryDevices, v.Span, "same UUID", "GPU UUID %s is listed twice on one node", v.Py.Str)
-						diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
-						return false
-					}
-					uuids[v.Py.Str] = v.Span
-					dv.UUID = v.Py.Str
-				case "name":
-					dv.Name = v.Py.Str
-				default:
-					dv.PCIBusID = v.Py.Str
-				}
-			case "nvlink":
-				seq := yamlpos.Deref(e.V)
-				if seq == nil || seq.Kind != yaml.SequenceNode {
-					d.WrongType(e.V, "expected a list", "nvlink", "a list of device indices", yamlpos.KindName(seq))
-					return false
-				}
-				dv.NVLinkKnown = true
-				dv.NVLinkPeers = []int{}
-				for _, it := range seq.Content {
-					p, v, ok := d.Integer(it, "nvlink peer")
-					if !ok {
-						return false
-					}
-					peers = append(peers, peerRef{dev: len(nd.Devices), peer: p, at: v.Span})
-					dv.NVLinkPeers = append(dv.NVLinkPeers, p)
-				}
-			}
-		}
-		if first, dup := byIndex[dv.Index]; dup {
-			diag := d.Errorf(model.CodeInventoryDevices, at, fmt.Sprintf("device %d again", dv.Index), "device index %d is listed twice", dv.Index)
+	}
+	if first, dup := refs.byIndex[dv.Index]; dup {
+		diag := d.Errorf(model.CodeInventoryDevices, at, fmt.Sprintf("device %d again", dv.Index), "device index %d is listed twice", dv.Index)
+		diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
+		return model.Device{}, false
+	}
+	refs.byIndex[dv.Index] = at
+	return dv, true
+}
+
+// deviceNumber reads a device's index, memory_mib or numa_node, each
+// bounded; at becomes where the index is written, if it is given.
+func (d *doc) deviceNumber(dv *model.Device, at *model.Span, e yamlpos.Entry) bool {
+	x, v, ok := d.Integer(e.V, "device "+e.Key)
+	if !ok {
+		return false
+	}
+	switch {
+	case e.Key == "index" && (x < 0 || x >= maxDevices):
+		d.Errorf(model.CodeInventoryDevices, v.Span, "", "device index %d is out of range", x)
+		return false
+	case e.Key == "memory_mib" && (x < 0 || x > 1<<40):
+		d.Errorf(model.CodeInvalidValue, v.Span, "", "memory_mib %d is out of range", x)
+		return false
+	case e.Key == "numa_node" && (x < -1 || x > 1<<16):
+		d.Errorf(model.CodeInvalidValue, v.Span, "", "numa_node %d is out of range (-1 means unknown)", x)
+		return false
+	}
+	switch e.Key {
+	case "index":
+		dv.Index, *at = x, v.Span
+	case "memory_mib":
+		dv.MemoryMiB = x
+	default:
+		dv.NUMANode = x
+	}
+	return true
+}
+
+// deviceString reads a device's uuid, name or pci_bus_id; a non-empty
+// UUID must not repeat one listed earlier on the node.
+func (d *doc) deviceString(dv *model.Device, e yamlpos.Entry, uuids map[string]model.Span) bool {
+	v, ok := d.Scalar(e.V, "device "+e.Key)
+	if !ok {
+		return false
+	}
+	switch e.Key {
+	case "uuid":
+		if first, dup := uuids[v.Py.Str]; dup && v.Py.Str != "" {
+			diag := d.Errorf(model.CodeInventoryDevices, v.Span, "same UUID", "GPU UUID %s is listed twice on one node", v.Py.Str)
 			diag.Labels = []model.Label{{Span: first, Message: "first listed here"}}
 			return false
 		}
-		byIndex[dv.Index] = at
-		nd.Devices = append(nd.Devices, dv)
+		uuids[v.Py.Str] = v.Span
+		dv.UUID = v.Py.Str
+	case "name":
+		dv.Name = v.Py.Str
+	default:
+		dv.PCIBusID = v.Py.Str
 	}
+	return true
+}
+
+// nvlink reads the NVLink peers of device dev; whether they exist is
+// checked once all devices are read (peers).
+func (d *doc) nvlink(dv *model.Device, e yamlpos.Entry, dev int, peers *[]peerRef) bool {
+	seq := yamlpos.Deref(e.V)
+	if seq == nil || seq.Kind != yaml.SequenceNode {
+		d.WrongType(e.V, "expected a list", "nvlink", "a list of device indices", yamlpos.KindName(seq))
+		return false
+	}
+	dv.NVLinkKnown = true
+	dv.NVLinkPeers = []int{}
+	for _, it := range seq.Content {
+		p, v, ok := d.Integer(it, "nvlink peer")
+		if !ok {
+			return false
+		}
+		*peers = append(*peers, peerRef{dev: dev, peer: p, at: v.Span})
+		dv.NVLinkPeers = append(dv.NVLinkPeers, p)
+	}
+	return true
+}
+
+// deviceCountAgrees checks the node's accelerator count, where given
+// (countAt), matches the devices listed (at list).
+func (d *doc) deviceCountAgrees(nd *model.Node, countAt, list model.Span) bool {
 	count := len(nd.Devices)
 	if countAt.Known() && nd.AccelCount != count {
 		diag := d.Errorf(model.CodeInventoryDevices, countAt, fmt.Sprintf("%d accelerators", nd.AccelCount),
 			"the node has %d accelerators but lists %d devices", nd.AccelCount, count)
-		diag.Labels = []model.Label{{Span: d.Span(n), Message: fmt.Sprintf("%d devices", count)}}
+		diag.Labels = []model.Label{{Span: list, Message: fmt.Sprintf("%d devices", count)}}
 		return false
 	}
-	nd.AccelCount = count
-	for idx, at := range byIndex {
-		if idx >= count {
-			d.Errorf(model.CodeInventoryDevices, at, "", "device index %d is past the node's %d devices (indices run 0..%d)", idx, count, count-1)
+	return true
+}
+
+// deviceIndicesInRange checks every index given is one of the node's
+// devices; of several past the end, the first listed is reported (in list
+// order, not the map's, so that the message is the same on every run).
+func (d *doc) deviceIndicesInRange(devs []model.Device, byIndex map[int]model.Span) bool {
+	count := len(devs)
+	for _, dv := range devs {
+		if dv.Index >= count {
+			d.Errorf(model.CodeInventoryDevices, byIndex[dv.Index], "", "device index %d is past the node's %d devices (indices run 0..%d)", dv.Index, count, count-1)
 			return false
 		}
 	}
+	return true
+}
+
+// nvlinkPeersExist checks every NVLink peer is another device of the node.
+func (d *doc) nvlinkPeersExist(devs []model.Device, peers []peerRef) bool {
+	count := len(devs)
 	for _, p := range peers {
-		self := nd.Devices[p.dev].Index
+		self := devs[p.dev].Index
 		switch {
 		case p.peer == self:
 			d.Errorf(model.CodeInventoryDevices, p.at, "itself", "device %d lists itself as an NVLink peer", self)

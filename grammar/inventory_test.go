@@ -73,6 +73,20 @@ func TestInventoryDeviceErrors(t *testing.T) {
 	wantDiag(t, ds, model.CodeWrongType, model.SeverityError)
 }
 
+// Of several indices past the end, the first listed is the one reported,
+// on every run (they were once read from a map, in its random order).
+func TestInventoryDeviceIndexPastEndFirst(t *testing.T) {
+	src := "nodes:\n  - accelerators: 3\n    devices: [{index: 5}, {index: 6}, {index: 7}]\n"
+	for range 20 {
+		_, ds := grammar.LoadInventory("node.yaml", []byte(src), grammar.DefaultLimits)
+		d := wantDiag(t, ds, model.CodeInventoryDevices, model.SeverityError)
+		if !strings.Contains(d.Summary, "device index 5 is past") {
+			t.Fatalf("summary %q: want the first listed index, 5", d.Summary)
+		}
+		wantAt(t, d, src, "5}", 0)
+	}
+}
+
 // Two entries for one host, or one GPU on two nodes: RLS-E0603 with both.
 func TestInventoryDuplicates(t *testing.T) {
 	src := `nodes:

@@ -26,114 +26,141 @@ var accelVars = map[string][]string{
 // launch and is not part of the plan.
 func (c *Cluster) Env(cp *model.ComponentPlan, i int) map[string]string {
 	p := cp.Placements.At(i)
-	node := &c.Nodes[p.ClusterNodeRank]
 	group := c.groupEnvVars(p.NodeGroupLabel, p.ClusterNodeRank)
 	addr := c.NodeAddress(cp.Placements.Node(0))
 	names, accel := accelVars[p.AcceleratorType]
-	nvEGL := accel && p.AcceleratorType == model.AccelNVGPU && len(p.VisibleAccelerators) > 0
+	v := formatWorkerValues(cp, &p, &c.Nodes[p.ClusterNodeRank])
 
-	// The values computed per worker are written into one buffer and cut
-	// out of one string: one allocation instead of one per value.
+	env := make(map[string]string, envSize(&p, len(group), len(names), accel, addr != ""))
+	// Group variables first: the WorkerGroup variables set after them win.
+	for _, g := range group {
+		env[g.Key] = g.Value
+	}
+	setWorkerGroupVars(env, cp.Name, addr, &p, &v)
+	if accel {
+		setAcceleratorVars(env, &p, names, v.visible)
+	}
+	setWorkerInitVars(env, p.IsolateAccelerator, &v)
+	return env
+}
+
+// workerValues are the values Env computes per worker, all substrings of
+// one string: one allocation per worker instead of one per value, which
+// matters for plans of a million workers.
+type workerValues struct {
+	worker, worldSize, rank, nodeRank, clusterNodeRank, localAccelRank,
+	localRank, localWorldSize, visible, accelModel, hardwareRanks string
+}
+
+// formatWorkerValues writes worker p's values into one buffer and cuts
+// them out of the one string made from it.
+func formatWorkerValues(cp *model.ComponentPlan, p *model.Placement, node *model.Node) workerValues {
 	buf := make([]byte, 0, 128)
-	mark := func() int { return len(buf) }
+	var ends [12]int // value j is all[ends[j]:ends[j+1]]
 	buf = append(buf, cp.Name...)
 	buf = append(buf, ':')
 	buf = strconv.AppendInt(buf, int64(p.Rank), 10)
-	workerEnd := mark()
-	buf = strconv.AppendInt(buf, int64(cp.Placements.Len()), 10)
-	worldEnd := mark()
-	buf = strconv.AppendInt(buf, int64(p.Rank), 10)
-	rankEnd := mark()
-	buf = strconv.AppendInt(buf, int64(p.PlacementNodeRank), 10)
-	nodeRankEnd := mark()
-	buf = strconv.AppendInt(buf, int64(p.ClusterNodeRank), 10)
-	clusterRankEnd := mark()
-	buf = strconv.AppendInt(buf, int64(p.LocalAcceleratorRank), 10)
-	laccEnd := mark()
-	buf = strconv.AppendInt(buf, int64(p.LocalRank), 10)
-	localRankEnd := mark()
-	buf = strconv.AppendInt(buf, int64(p.LocalWorldSize), 10)
-	localWorldEnd := mark()
-	for j, v := range p.VisibleAccelerators {
+	ends[1] = len(buf)
+	for j, n := range [...]int{cp.Placements.Len(), p.Rank, p.PlacementNodeRank, p.ClusterNodeRank,
+		p.LocalAcceleratorRank, p.LocalRank, p.LocalWorldSize} {
+		buf = strconv.AppendInt(buf, int64(n), 10)
+		ends[j+2] = len(buf)
+	}
+	for j, s := range p.VisibleAccelerators {
 		if j > 0 {
 			buf = append(buf, ',')
 		}
-		buf = append(buf, v...)
+		buf = append(buf, s...)
 	}
-	visEnd := mark()
+	ends[9] = len(buf)
 	buf = append(buf, node.AcceleratorModel()...)
-	modelEnd := mark()
+	ends[10] = len(buf)
 	for j, h := range p.LocalHardwareRanks {
 		if j > 0 {
 			buf = append(buf, ',')
 		}
 		buf = strconv.AppendInt(buf, int64(h), 10)
 	}
-	hwEnd := mark()
+	ends[11] = len(buf)
 	all := string(buf)
-	vis := all[localWorldEnd:visEnd]
+	cut := func(j int) string { return all[ends[j]:ends[j+1]] }
+	return workerValues{worker: cut(0), worldSize: cut(1), rank: cut(2), nodeRank: cut(3),
+		clusterNodeRank: cut(4), localAccelRank: cut(5), localRank: cut(6), localWorldSize: cut(7),
+		visible: cut(8), accelModel: cut(9), hardwareRanks: cut(10)}
+}
 
-	// Exactly the keys set below (group variables may repeat some), so the
-	// map is allocated once at the right size.
-	n := 20 + len(group) + len(names)
-	if addr != "" {
+// envSize is exactly the number of keys Env sets (group variables may
+// repeat some), so that its map is allocated once at the right size.
+func envSize(p *model.Placement, group, accelNames int, accel, hasAddr bool) int {
+	n := 20 + group + accelNames
+	if hasAddr {
 		n++
 	}
 	if accel && p.AcceleratorType == model.AccelNVGPU {
 		n++
+		if len(p.VisibleAccelerators) > 0 {
+			n += 2
+		}
 	}
-	if nvEGL {
-		n += 2
-	}
-	env := make(map[string]string, n)
-	for _, v := range group {
-		env[v.Key] = v.Value
-	}
-	env["GROUP_NAME"] = cp.Name
-	env["WORKER_NAME"] = all[:workerEnd]
+	return n
+}
+
+// setWorkerGroupVars sets the variables RLinf's WorkerGroup passes every
+// worker.
+func setWorkerGroupVars(env map[string]string, name, addr string, p *model.Placement, v *workerValues) {
+	env["GROUP_NAME"] = name
+	env["WORKER_NAME"] = v.worker
 	if addr != "" {
 		env["MASTER_ADDR"] = addr
 	}
-	env["WORLD_SIZE"] = all[workerEnd:worldEnd]
-	env["RANK"] = all[worldEnd:rankEnd]
-	env["NODE_RANK"] = all[rankEnd:nodeRankEnd]
-	env["CLUSTER_NODE_RANK"] = all[nodeRankEnd:clusterRankEnd]
-	env["LOCAL_ACCELERATOR_RANK"] = all[clusterRankEnd:laccEnd]
-	env["NODE_LOCAL_RANK"] = all[laccEnd:localRankEnd]
-	env["NODE_LOCAL_WORLD_SIZE"] = all[localRankEnd:localWorldEnd]
+	env["WORLD_SIZE"] = v.worldSize
+	env["RANK"] = v.rank
+	env["NODE_RANK"] = v.nodeRank
+	env["CLUSTER_NODE_RANK"] = v.clusterNodeRank
+	env["LOCAL_ACCELERATOR_RANK"] = v.localAccelRank
+	env["NODE_LOCAL_RANK"] = v.localRank
+	env["NODE_LOCAL_WORLD_SIZE"] = v.localWorldSize
 	env["RAY_ACTOR"] = "1"
 	env["CLUSTER_NAMESPACE"] = "RLinf"
 	env["CATCH_SYSTEM_FAILURE"] = "0"
-	env["VISIBLE_DEVICES"] = vis
+	env["VISIBLE_DEVICES"] = v.visible
 	env["ACCELERATOR_TYPE"] = p.AcceleratorType
-	env["ACCELERATOR_MODEL"] = all[visEnd:modelEnd]
+	env["ACCELERATOR_MODEL"] = v.accelModel
 	env["ISOLATE_ACCELERATOR"] = boolStr(p.IsolateAccelerator)
-	env["LOCAL_HARDWARE_RANKS"] = all[modelEnd:hwEnd]
+	env["LOCAL_HARDWARE_RANKS"] = v.hardwareRanks
 	env["NODE_GROUP_LABEL"] = p.NodeGroupLabel
-	if accel {
-		env[names[0]] = vis
-		for _, k := range names[1:] {
-			env[k] = "1"
-		}
-		if p.AcceleratorType == model.AccelNVGPU {
-			env["NCCL_CUMEM_ENABLE"] = "0"
-			if nvEGL {
-				// EGL device of the first visible GPU; the CUDA index is
-				// RLinf's fallback, which is what a plan can know.
-				env["MUJOCO_EGL_DEVICE_ID"] = p.VisibleAccelerators[0]
-				env["EGL_DEVICE_ID"] = p.VisibleAccelerators[0]
-			}
-		}
+}
+
+// setAcceleratorVars sets the accelerator type's visible-devices variable
+// and the Ray switches that stop Ray overriding it (accelVars names them),
+// and on NVIDIA GPUs NCCL's and EGL's variables.
+func setAcceleratorVars(env map[string]string, p *model.Placement, names []string, visible string) {
+	env[names[0]] = visible
+	for _, k := range names[1:] {
+		env[k] = "1"
 	}
-	// Worker.__init__: isolated workers see one device set of their own.
-	if p.IsolateAccelerator {
+	if p.AcceleratorType != model.AccelNVGPU {
+		return
+	}
+	env["NCCL_CUMEM_ENABLE"] = "0"
+	if len(p.VisibleAccelerators) > 0 {
+		// EGL device of the first visible GPU; the CUDA index is
+		// RLinf's fallback, which is what a plan can know.
+		env["MUJOCO_EGL_DEVICE_ID"] = p.VisibleAccelerators[0]
+		env["EGL_DEVICE_ID"] = p.VisibleAccelerators[0]
+	}
+}
+
+// setWorkerInitVars sets what Worker.__init__ derives: isolated workers
+// see one device set of their own.
+func setWorkerInitVars(env map[string]string, isolate bool, v *workerValues) {
+	if isolate {
 		env["LOCAL_RANK"] = "0"
 		env["LOCAL_WORLD_SIZE"] = "1"
 	} else {
-		env["LOCAL_RANK"] = all[clusterRankEnd:laccEnd]
-		env["LOCAL_WORLD_SIZE"] = all[localRankEnd:localWorldEnd]
+		env["LOCAL_RANK"] = v.localAccelRank
+		env["LOCAL_WORLD_SIZE"] = v.localWorldSize
 	}
-	return env
 }
 
 // groupEnvVars is what GroupEnv returns, as the env_vars list (later

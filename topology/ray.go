@@ -191,21 +191,40 @@ func first(obj *jnode, keys ...string) (*jnode, string) {
 	return nil, ""
 }
 
+// node reads one node of the dump, in either shape, step by step; the
+// first problem found ends the import.
 func (r *rayReader) node(item *jnode) (RayNode, error) {
 	n := RayNode{obj: item}
 	if item.kind != 'o' {
 		return n, r.errAt(item, "each node must be an object, but got %s", item.kindName())
 	}
+	if err := r.nodeAddress(item, &n); err != nil {
+		return n, err
+	}
+	if err := r.nodeState(item, &n); err != nil {
+		return n, err
+	}
+	labels, _ := first(item, "labels", "Labels")
+	if err := r.nodeResources(item, labels, &n); err != nil {
+		return n, err
+	}
+	err := r.nodeRank(item, labels, &n)
+	return n, err
+}
+
+// nodeAddress reads the node's IP address, which it must have, and its
+// host name where the dump gives one that is a host name.
+func (r *rayReader) nodeAddress(item *jnode, n *RayNode) error {
 	ip, key := first(item, "node_ip", "NodeManagerAddress")
 	if ip == nil {
-		return n, r.errAt(item, "the node has no address (node_ip or NodeManagerAddress)")
+		return r.errAt(item, "the node has no address (node_ip or NodeManagerAddress)")
 	}
 	if ip.kind != 's' || strings.TrimSpace(ip.str) == "" {
-		return n, r.errAt(ip, "%s must be a non-empty string, but got %s", key, ip.kindName())
+		return r.errAt(ip, "%s must be a non-empty string, but got %s", key, ip.kindName())
 	}
 	addr, err := netip.ParseAddr(strings.TrimSpace(ip.str))
 	if err != nil {
-		return n, r.errAt(ip, "%s %q is not an IP address", key, clip(ip.str))
+		return r.errAt(ip, "%s %q is not an IP address", key, clip(ip.str))
 	}
 	n.IP = addr.String()
 	if h, _ := first(item, "NodeManagerHostname"); h != nil && h.kind == 's' && hostName.MatchString(h.str) {
@@ -215,50 +234,46 @@ func (r *rayReader) node(item *jnode) (RayNode, error) {
 			n.Hostname = h.str
 		}
 	}
+	return nil
+}
+
+// nodeState reads whether the node is alive (state or Alive) and whether
+// it is the head node.
+func (r *rayReader) nodeState(item *jnode, n *RayNode) error {
 	switch st, key := first(item, "state", "Alive", "alive"); {
 	case st == nil:
-		return n, r.errAt(item, "the node has no state (state or Alive)")
+		return r.errAt(item, "the node has no state (state or Alive)")
 	case key == "state":
 		if st.kind != 's' {
-			return n, r.errAt(st, "state must be \"ALIVE\" or \"DEAD\", but got %s", st.kindName())
+			return r.errAt(st, "state must be \"ALIVE\" or \"DEAD\", but got %s", st.kindName())
 		}
 		n.Alive = strings.EqualFold(st.str, "ALIVE")
 	default:
 		if st.kind != 'b' {
-			return n, r.errAt(st, "%s must be true or false, but got %s", key, st.kindName())
+			return r.errAt(st, "%s must be true or false, but got %s", key, st.kindName())
 		}
 		n.Alive = st.b
 	}
 	if h := item.get("is_head_node"); h != nil {
 		if h.kind != 'b' {
-			return n, r.errAt(h, "is_head_node must be true or false, but got %s", h.kindName())
+			return r.errAt(h, "is_head_node must be true or false, but got %s", h.kindName())
 		}
 		n.Head = h.b
 	}
+	return nil
+}
+
+// nodeResources reads the node's accelerators from its resources (GPU or
+// NPU count, accelerator_type) and, failing that, its model from labels.
+func (r *rayReader) nodeResources(item, labels *jnode, n *RayNode) error {
 	res, key := first(item, "resources_total", "Resources")
 	if res != nil && res.kind != 'o' && res.kind != 'z' {
-		return n, r.errAt(res, "%s must be an object, but got %s", key, res.kindName())
+		return r.errAt(res, "%s must be an object, but got %s", key, res.kindName())
 	}
-	labels, _ := first(item, "labels", "Labels")
 	if res != nil && res.kind == 'o' {
 		for i, k := range res.keys {
-			v := res.kvals[i]
-			switch {
-			case k == "GPU" || k == "NPU":
-				c, err := r.count(v, k)
-				if err != nil {
-					return n, err
-				}
-				if c > 0 && (n.GPUs == 0 || k == "GPU") {
-					n.GPUs = c
-					if k == "NPU" {
-						n.AccelType = "NPU"
-					}
-				}
-			case strings.HasPrefix(k, "accelerator_type:") && modelName.MatchString(strings.TrimPrefix(k, "accelerator_type:")):
-				n.Model = strings.TrimPrefix(k, "accelerator_type:")
-			case k == "node:__internal_head__":
-				n.Head = true
+			if err := r.nodeResource(k, res.kvals[i], n); err != nil {
+				return err
 			}
 		}
 	}
@@ -270,7 +285,35 @@ func (r *rayReader) node(item *jnode) (RayNode, error) {
 	if n.GPUs > 0 && n.AccelType == "" {
 		n.AccelType = accelTypeOf(n.Model)
 	}
-	// RLINF_NODE_RANK: where a dump can carry it.
+	return nil
+}
+
+// nodeResource reads one resource k of the node: a GPU count (which wins
+// over an NPU count), an accelerator type, or the head node's marker.
+func (r *rayReader) nodeResource(k string, v *jnode, n *RayNode) error {
+	switch {
+	case k == "GPU" || k == "NPU":
+		c, err := r.count(v, k)
+		if err != nil {
+			return err
+		}
+		if c > 0 && (n.GPUs == 0 || k == "GPU") {
+			n.GPUs = c
+			if k == "NPU" {
+				n.AccelType = "NPU"
+			}
+		}
+	case strings.HasPrefix(k, "accelerator_type:") && modelName.MatchString(strings.TrimPrefix(k, "accelerator_type:")):
+		n.Model = strings.TrimPrefix(k, "accelerator_type:")
+	case k == "node:__internal_head__":
+		n.Head = true
+	}
+	return nil
+}
+
+// nodeRank reads RLINF_NODE_RANK where a dump can carry it (the node
+// object, its labels, an env map), as RLinf parses it.
+func (r *rayReader) nodeRank(item, labels *jnode, n *RayNode) error {
 	var rank *jnode
 	for _, holder := range []*jnode{item, labels, item.get("env"), item.get("Env")} {
 		if holder == nil || holder.kind != 'o' {
@@ -281,28 +324,28 @@ func (r *rayReader) node(item *jnode) (RayNode, error) {
 			break
 		}
 	}
-	if rank != nil {
-		n.rankVal = rank
-		switch rank.kind {
-		case 's':
-			n.RankText = rank.str
-		case 'n':
-			n.RankText = rank.num.String()
-		case 'z':
-			n.RankText = ""
-		default:
-			return n, r.errAt(rank, "RLINF_NODE_RANK must be a string or a number, but got %s", rank.kindName())
-		}
-		if rank.kind != 'z' {
-			// Python's int(): surrounding white space and a sign are fine.
-			v, err := strconv.Atoi(strings.TrimSpace(n.RankText))
-			if err != nil || v > 1<<20 {
-				return n, r.errAt(rank, "Invalid NODE_RANK value: %s. Must be an integer. (RLinf rejects it too)", n.RankText)
-			}
-			n.Rank, n.RankSet = v, v != -1 // -1 is RLinf's "not set"
-		}
+	if rank == nil {
+		return nil
 	}
-	return n, nil
+	n.rankVal = rank
+	switch rank.kind {
+	case 's':
+		n.RankText = rank.str
+	case 'n':
+		n.RankText = rank.num.String()
+	case 'z':
+		n.RankText = ""
+		return nil
+	default:
+		return r.errAt(rank, "RLINF_NODE_RANK must be a string or a number, but got %s", rank.kindName())
+	}
+	// Python's int(): surrounding white space and a sign are fine.
+	v, err := strconv.Atoi(strings.TrimSpace(n.RankText))
+	if err != nil || v > 1<<20 {
+		return r.errAt(rank, "Invalid NODE_RANK value: %s. Must be an integer. (RLinf rejects it too)", n.RankText)
+	}
+	n.Rank, n.RankSet = v, v != -1 // -1 is RLinf's "not set"
+	return nil
 }
 
 // count reads a resource amount that must be a whole number of devices.

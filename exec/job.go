@@ -148,10 +148,10 @@ type Worker struct {
 func (w *Worker) Name() string { return w.Component + "/" + strconv.Itoa(w.Rank) }
 
 // PlanEnv is what the plan offers to build workers from;
-// *strategies.Cluster implements it (Env is the function behind `rlsolve
+// *strategies.Cluster implements it (EnvOf is the function behind `rlsolve
 // plan --output env`).
 type PlanEnv interface {
-	Env(cp *model.ComponentPlan, i int) map[string]string
+	EnvOf(cp *model.ComponentPlan, p *model.Placement) map[string]string
 	Interpreter(label string, node int) string
 }
 
@@ -183,7 +183,7 @@ func NewJob(plan *model.Plan, src PlanEnv, nodes []model.Node, runs map[string][
 				return nil, fmt.Errorf("component %s worker %d: node %d is not in the inventory", cp.Name, j, p.ClusterNodeRank)
 			}
 			n := &nodes[p.ClusterNodeRank]
-			env := src.Env(cp, j)
+			env := src.EnvOf(cp, &p)
 			env[LaunchIDVar] = job.ID
 			w := Worker{Component: cp.Name, Rank: p.Rank, Node: p.ClusterNodeRank, Host: n.Hostname, IP: n.IP,
 				Argv: InterpreterArgv(argv, src.Interpreter(p.NodeGroupLabel, p.ClusterNodeRank)), Env: env}

@@ -154,7 +154,7 @@ func (r *recorder) record(in *Input, ci, j int) (*DocPlacement, error) {
 	}
 	dp := &r.p
 	*dp = DocPlacement{Placement: *p, Hostname: node.Hostname, IP: node.IP, GPUUUIDs: dp.GPUUUIDs[:0],
-		Env: in.Workers.Env(cp, j), Interpreter: in.Workers.Interpreter(p.NodeGroupLabel, p.ClusterNodeRank)}
+		Env: in.Workers.EnvOf(cp, p), Interpreter: in.Workers.Interpreter(p.NodeGroupLabel, p.ClusterNodeRank)}
 	if p.HardwareType == model.HardwareAccelerator || in.Slime != nil {
 		dp.GPUUUIDs = appendUUIDs(dp.GPUUUIDs, node, p.LocalHardwareRanks)
 	}

@@ -23,7 +23,8 @@ func WriteEnv(w io.Writer, in *Input, cp *model.ComponentPlan, j int) error {
 	if j < 0 || j >= cp.Placements.Len() {
 		return fmt.Errorf("render: %s has no worker %d", cp.Name, j)
 	}
-	env := in.Workers.Env(cp, j)
+	p := cp.Placements.At(j)
+	env := in.Workers.EnvOf(cp, &p)
 	keys := make([]string, 0, len(env))
 	for k := range env {
 		keys = append(keys, k)

@@ -44,9 +44,9 @@ type Memory struct {
 // Workers is what the planner knows of each worker beyond its placement
 // (strategies' Cluster and SlimeResult implement it).
 type Workers interface {
-	// Env is the environment worker i of cp gets (semantics §6.3): a
+	// EnvOf is the environment worker p of cp gets (semantics §6.3): a
 	// fresh map the caller may keep or drop.
-	Env(cp *model.ComponentPlan, i int) map[string]string
+	EnvOf(cp *model.ComponentPlan, p *model.Placement) map[string]string
 	// Interpreter is the python_interpreter_path of a node group on a
 	// node, or "".
 	Interpreter(label string, node int) string

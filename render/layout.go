@@ -381,7 +381,7 @@ func newWorker(in *Input, cp *model.ComponentPlan, ci, pi int) worker {
 	pl := cp.Placements.At(pi)
 	p := &pl
 	nd := &in.Cluster.Nodes[p.ClusterNodeRank]
-	env := in.Workers.Env(cp, pi)
+	env := in.Workers.EnvOf(cp, p)
 	w := worker{comp: ci, Component: cp.Name, Rank: p.Rank, Node: p.ClusterNodeRank, Host: nd.Hostname, IP: nd.IP,
 		Group: p.NodeGroupLabel, Devices: devicesText(p), Accel: p.AcceleratorType,
 		Local:  fmt.Sprintf("%d/%d", p.LocalRank, p.LocalWorldSize),

@@ -26,19 +26,25 @@ var accelVars = map[string][]string{
 // launch and is not part of the plan.
 func (c *Cluster) Env(cp *model.ComponentPlan, i int) map[string]string {
 	p := cp.Placements.At(i)
+	return c.EnvOf(cp, &p)
+}
+
+// EnvOf is Env of worker p of cp, for a caller that has read the worker
+// already (a plan written as a stream reads each worker once).
+func (c *Cluster) EnvOf(cp *model.ComponentPlan, p *model.Placement) map[string]string {
 	group := c.groupEnvVars(p.NodeGroupLabel, p.ClusterNodeRank)
 	addr := c.NodeAddress(cp.Placements.Node(0))
 	names, accel := accelVars[p.AcceleratorType]
-	v := formatWorkerValues(cp, &p, &c.Nodes[p.ClusterNodeRank])
+	v := formatWorkerValues(cp, p, &c.Nodes[p.ClusterNodeRank])
 
-	env := make(map[string]string, envSize(&p, len(group), len(names), accel, addr != ""))
+	env := make(map[string]string, envSize(p, len(group), len(names), accel, addr != ""))
 	// Group variables first: the WorkerGroup variables set after them win.
 	for _, g := range group {
 		env[g.Key] = g.Value
 	}
-	setWorkerGroupVars(env, cp.Name, addr, &p, &v)
+	setWorkerGroupVars(env, cp.Name, addr, p, &v)
 	if accel {
-		setAcceleratorVars(env, &p, names, v.visible)
+		setAcceleratorVars(env, p, names, v.visible)
 	}
 	setWorkerInitVars(env, p.IsolateAccelerator, &v)
 	return env

@@ -7,13 +7,12 @@ import (
 	"github.com/rlsolve/rlsolve/model"
 )
 
-// Env is the environment slime worker i of cp gets that a plan can know:
+// EnvOf is the environment slime worker p of cp gets that a plan can know:
 // a training actor's rank, world size, the device Ray assigns from its
 // bundle and the rank-0 node's address (MASTER_PORT is chosen at launch);
 // a rollout engine's switches that stop Ray from setting the visible
 // devices (SGLang picks its GPUs from base_gpu_id).
-func (r *SlimeResult) Env(cp *model.ComponentPlan, i int) map[string]string {
-	p := cp.Placements.At(i)
+func (r *SlimeResult) EnvOf(cp *model.ComponentPlan, p *model.Placement) map[string]string {
 	names, accel := accelVars[p.AcceleratorType]
 	env := map[string]string{}
 	if cp.Name != "actor" {

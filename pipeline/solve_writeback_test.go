@@ -201,13 +201,16 @@ func TestSolveLastLine(t *testing.T) {
 // config's components: TestSolveMPAssertions).
 func TestSolveRefusesBeforePlacing(t *testing.T) {
 	const mp = "runner:\n  task_type: reasoning\nactor:\n  model:\n    tensor_model_parallel_size: 2\nrollout:\n  tensor_parallel_size: 2\n"
+	const judge = "rollout_judge:\n  tensor_parallel_size: 2\n"
 	head := func(n int) string {
 		return "cluster:\n  num_nodes: " + strconv.Itoa(n) + "\n  component_placement:\n"
 	}
 	for _, c := range []struct {
 		name, src, code, says string
 	}{
-		{"a multi-agent run", head(2) + "    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: {gpus: 2}\n" + mp, model.CodeRequirementConflict, "does not place the components of a multi-agent run"},
+		{"a multi-agent engine on part of the actor's GPUs", head(2) + "    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: {gpus: 2}\n" + mp + judge, model.CodeRequirementConflict, "rollout_judge: MultiAgentModelParallelComponentPlacement runs each rollout engine on a part of the actor's GPUs"},
+		{"a multi-agent reward on GPUs of its own", head(2) + "    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {gpus: 4}\n    rollout_judge: {with: actor}\n" + mp + judge, model.CodeRequirementConflict, "puts reward on the actor's GPUs; write `with: actor`"},
+		{"a placed multi-agent engine in a required actor", head(2) + "    actor: {gpus: 8}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: 4-7\n" + mp + judge, model.CodeRequirementConflict, "rollout_judge is placed inside the actor's GPUs"},
 		{"processes uneven over nodes", head(2) + "    actor:\n      nodes: 2\n      processes: 3\n", model.CodeRequirementConflict, "3 processes cannot be spread evenly over 2 nodes"},
 		{"processes uneven over a node's GPUs", head(2) + "    actor:\n      nodes: 2\n      processes: 6\n", model.CodeRequirementConflict, "3 processes a node cannot be spread evenly over node 0's 8 GPUs"},
 	} {
@@ -223,6 +226,8 @@ func TestSolveRefusesBeforePlacing(t *testing.T) {
 	}
 	// The same shapes that hold are placed.
 	for _, src := range []string{
+		head(2) + "    actor: {gpus: 8}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: {with: actor}\n" + mp + judge,
+		head(1) + "    actor: all\n    reward: {with: actor}\n    rollout: 0-3\n    rollout_judge: 4-7\n" + mp + judge,
 		head(2) + "    actor: {gpus: 8}\n    rollout: {gpus: 4}\n    reward: {with: actor}\n    inference: {gpus: 2}\n" + mp,
 		head(2) + "    actor:\n      nodes: 2\n      processes: 4\n",
 	} {

@@ -11,8 +11,9 @@ import (
 )
 
 // fixes proposes, for a conflict, the edits that make the whole config
-// placeable: a smaller count, another node group. Each is kept only when
-// re-solving the edited space finds a placement.
+// placeable: the count that makes AUTO mode's components fill the cluster,
+// a smaller count, another node group. Each is kept only when re-solving
+// the edited space finds a placement.
 func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline time.Time) []model.Fix {
 	out := autoFill(sp, core, func(v *rules.Space) bool { return conflictGone(v, core, deadline) })
 	for _, f := range byPosition(sp, core) {

@@ -162,7 +162,7 @@ func placeColumns(n *yaml.Node, text string) {
 	if n == nil {
 		return
 	}
-	if n.Column <= len(text) {
+	if n.Column-1 <= len(text) { // an empty value at the end is at len(text)
 		n.Column = utf8.RuneCountInString(text[:n.Column-1]) + 1
 	}
 	for _, c := range n.Content {

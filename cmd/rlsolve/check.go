@@ -136,11 +136,7 @@ func (in *inputFlags) stdinOnce(files []string) error {
 // once; the sources hold the --slime string for code frames.
 func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources) {
 	src := in.sources()
-	inv, bad := in.loadInventory()
-	command, source := "", ""
-	if bad == nil && in.slime != "" {
-		command, source, bad = in.slimeCommand()
-	}
+	inv, command, source, bad := in.inputs()
 	if bad != nil {
 		return []*pipeline.Outcome{bad}, src
 	}

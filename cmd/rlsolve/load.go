@@ -159,6 +159,16 @@ func (f *inputFlags) slimeCommand() (text, source string, bad *pipeline.Outcome)
 	return text, source, nil
 }
 
+// inputs reads what check and plan need before any config: the inventory
+// and the --slime command, each once.
+func (f *inputFlags) inputs() (inv *model.Inventory, command, source string, bad *pipeline.Outcome) {
+	inv, bad = f.loadInventory()
+	if bad == nil && f.slime != "" {
+		command, source, bad = f.slimeCommand()
+	}
+	return inv, command, source, bad
+}
+
 // analyze runs the whole pipeline on one config file.
 func (f *inputFlags) analyze(file string, inv *model.Inventory) *pipeline.Outcome {
 	return pipeline.CheckFile(file, f.options(inv, ""))

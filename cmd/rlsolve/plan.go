@@ -136,11 +136,7 @@ func runPlan(in *inputFlags, args []string, pa planArgs) error {
 		file = args[0]
 	}
 	src := in.sources()
-	inv, bad := in.loadInventory()
-	command, source := "", ""
-	if bad == nil && in.slime != "" {
-		command, source, bad = in.slimeCommand()
-	}
+	inv, command, source, bad := in.inputs()
 	if bad != nil {
 		return reportOutcome(bad, src)
 	}

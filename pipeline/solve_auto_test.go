@@ -85,3 +85,14 @@ func TestSolveCountWording(t *testing.T) {
 		t.Errorf("%v", summaries(s.Diagnostics))
 	}
 }
+
+// TestCheckAutoOverlap: check judges an AUTO layout whose actor and
+// rollout overlap (with use_pre_process_policy the rollout's list then
+// repeats GPUs) by the order rule, without reading past the cluster.
+func TestCheckAutoOverlap(t *testing.T) {
+	yaml := "cluster:\n  num_nodes: 1\n  auto_scheduler: true\n  use_pre_process_policy: true\n  component_placement:\n    actor: 0-3\n    rollout: 0-3\n    reward: 3\n    inference: 2-3\nrunner: {task_type: reasoning}\nrollout: {tensor_parallel_size: 4}\n"
+	o := pipeline.CheckBytes("t.yaml", []byte(yaml), pipeline.Options{GPUsPerNode: 4})
+	if o.Internal || !slices.ContainsFunc(o.Diagnostics, func(d model.Diagnostic) bool { return d.Code == model.CodeMPAutoOrder }) {
+		t.Errorf("internal %v, diagnostics %v", o.Internal, summaries(o.Diagnostics))
+	}
+}

@@ -38,7 +38,8 @@ var solveSeeds = []string{
 func FuzzSolve(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "solve", "*.yaml"))
 	mp, _ := filepath.Glob(filepath.Join("testdata", "solve_mp", "*.yaml"))
-	for _, name := range append(files, mp...) {
+	refused, _ := filepath.Glob(filepath.Join("testdata", "solve_refused", "*.yaml"))
+	for _, name := range append(append(files, mp...), refused...) {
 		if data, err := os.ReadFile(name); err == nil && !strings.HasSuffix(name, ".want.yaml") {
 			f.Add(data, uint8(0), uint8(1))
 		}

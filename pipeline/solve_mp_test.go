@@ -19,8 +19,19 @@ import (
 // are required, placed, or both. The file's first line says what solve
 // must say first, where and in what words (`# want: CODE at LINE:COL:
 // SUMMARY PART`), or `# want: placed` for a shape that holds.
-func TestSolveMPAssertions(t *testing.T) {
-	files, err := filepath.Glob(filepath.Join("testdata", "solve_mp", "*.yaml"))
+func TestSolveMPAssertions(t *testing.T) { solveWants(t, "solve_mp", true) }
+
+// TestSolveRefusesShapes solves each testdata/solve_refused/NAME.yaml as
+// TestSolveMPAssertions does: what no placement of AUTO mode or of a
+// multi-agent run can make valid is refused before the solver places
+// anything (not placed and then refused by the verifying check), and the
+// shapes that hold are placed.
+func TestSolveRefusesShapes(t *testing.T) { solveWants(t, "solve_refused", false) }
+
+// solveWants runs the `# want:` files of testdata/DIR; byRules says the
+// refusals come from the rules, before the placing space is built.
+func solveWants(t *testing.T, dir string, byRules bool) {
+	files, err := filepath.Glob(filepath.Join("testdata", dir, "*.yaml"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no cases: %v", err)
 	}
@@ -42,7 +53,7 @@ func TestSolveMPAssertions(t *testing.T) {
 				}
 				return
 			}
-			if s.Text != nil || s.Internal || s.Placement != nil {
+			if s.Text != nil || s.Internal || byRules && s.Placement != nil {
 				t.Fatalf("placed or internal: %v\n%s", s.Diagnostics, s.Text)
 			}
 			if len(s.Diagnostics) == 0 {

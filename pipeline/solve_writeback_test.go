@@ -210,7 +210,7 @@ func TestSolveRefusesBeforePlacing(t *testing.T) {
 	}{
 		{"a multi-agent engine on part of the actor's GPUs", head(2) + "    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: {gpus: 2}\n" + mp + judge, model.CodeRequirementConflict, "rollout_judge: MultiAgentModelParallelComponentPlacement runs each rollout engine on a part of the actor's GPUs"},
 		{"a multi-agent reward on GPUs of its own", head(2) + "    actor: {gpus: 4}\n    rollout: {with: actor}\n    reward: {gpus: 4}\n    rollout_judge: {with: actor}\n" + mp + judge, model.CodeRequirementConflict, "puts reward on the actor's GPUs; write `with: actor`"},
-		{"a placed multi-agent engine in a required actor", head(2) + "    actor: {gpus: 8}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: 4-7\n" + mp + judge, model.CodeRequirementConflict, "rollout_judge is placed inside the actor's GPUs"},
+		{"a placed multi-agent engine in a required actor", head(2) + "    actor: {gpus: 8}\n    rollout: {with: actor}\n    reward: {with: actor}\n    rollout_judge: 4-7\n" + mp + judge, model.CodeRequirementConflict, "rollout_judge is placed on the actor's GPUs"},
 		{"processes uneven over nodes", head(2) + "    actor:\n      nodes: 2\n      processes: 3\n", model.CodeRequirementConflict, "3 processes cannot be spread evenly over 2 nodes"},
 		{"processes uneven over a node's GPUs", head(2) + "    actor:\n      nodes: 2\n      processes: 6\n", model.CodeRequirementConflict, "3 processes a node cannot be spread evenly over node 0's 8 GPUs"},
 	} {

@@ -392,6 +392,9 @@ func (x *mpView) packedSpans(name string, gpus []int, nhpp, stride int) *Violati
 	}
 	for i := 0; i < len(gpus)/nhpp; i++ {
 		base := model.PackedFirst(gpus[0], nhpp, stride, i)
+		if base < 0 || base+(nhpp-1)*stride >= r.Total {
+			return nil // a list that is not one range (AUTO's actor and rollout overlapping): the mode rule says what is wrong
+		}
 		first := r.Locate(base)
 		end := r.Locate(base + (nhpp-1)*stride)
 		if first.Node != end.Node {

@@ -202,7 +202,14 @@ func (s *Space) tpSize(name string) int {
 	case "inference", "actor_inference":
 		return max(1, mp.InferenceTP.Value)
 	}
-	return 1
+	// An extra engine's GPUs are a multiple of each of its own section's
+	// sizes (RLinf checks TP, PP and dp_size apart).
+	sec := s.cfg.Sections[name]
+	u := 1
+	for _, f := range []model.IntFact{sec.TensorParallel, sec.PipelineParallel, sec.DataParallel} {
+		u = model.LCMCap(u, max(1, f.Value), maxUnit)
+	}
+	return u
 }
 
 // names reports whether demand d's entry names component n.
@@ -279,10 +286,11 @@ func (s *Space) checkWith() {
 			s.errorf(s.Facts[d.WithFact].Span, "%s: `with` goes round in a circle", d.Name)
 			continue
 		}
+		rd := s.Demands[root]
+		s.copiedWhole(d, rd)
 		if root == i {
 			continue
 		}
-		rd := s.Demands[root]
 		if len(d.Labels) == 0 && len(rd.Labels) > 0 {
 			// Written in the ranks of the devices' own group, as a person
 			// would: `reward: {node_group: a800, placement: "0-15"}`.
@@ -299,6 +307,21 @@ func (s *Space) checkWith() {
 		if s.mpClass() && s.names(d, "rollout") && s.names(rd, "actor") && !s.cfg.Components[d.Entry].Requirement.GPUsPerProcess.Set {
 			d.Unit = model.LCMCap(d.Unit, s.tpSize("actor"), maxUnit)
 		}
+	}
+}
+
+// copiedWhole refuses a demand that copies a placed component's devices
+// (its with chain ends at root rd, which copies them) in a count its unit
+// does not divide: solve cannot change a placed string.
+func (s *Space) copiedWhole(d, rd *Demand) {
+	if rd.WithPlaced < 0 || d.Unit <= 1 {
+		return
+	}
+	ranks, ok := s.placedRanks(rd.WithPlaced)
+	if ok && len(ranks)%d.Unit != 0 {
+		placed := &s.cfg.Components[rd.WithPlaced]
+		s.conflict(s.Facts[d.WithFact].Span, placed.PlacementSpan, "%s takes the %d GPUs %s holds, which are not whole processes of %d GPUs (its TP and engine sizes); place %s on a multiple of %d",
+			d.Name, len(ranks), names(placed), d.Unit, names(placed), d.Unit)
 	}
 }
 

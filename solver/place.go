@@ -120,14 +120,14 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 		return res, nil
 	}
 	in := newInstance(sp, false)
-	o := &optimizer{in: in, opt: opt, deadline: deadline}
+	o := &optimizer{in: in, opt: opt, deadline: deadline, fresh: true}
 	st := unknown
 	if guess, ok := in.guess(nil); ok && opt.Objective != ObjectiveSpread {
 		st = o.try(guess...)
 		o.guessed = st == sat
 		if st != sat {
 			in = afresh(sp)
-			o.in = in
+			o.in, o.fresh = in, true
 		}
 	}
 	if st != sat {

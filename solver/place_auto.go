@@ -130,6 +130,9 @@ func autoWhy(sp *rules.Space) string {
 			}
 		}
 		why += fmt.Sprintf("; these take %s = %d", strings.Join(parts, " + "), total)
+		if total == a.GPUs {
+			why += ", all of them, but in that order a process, engine or TP group would cross a node boundary"
+		}
 	}
 	return why + "."
 }
@@ -163,4 +166,9 @@ func autoFill(sp *rules.Space, core []int, gone func(*rules.Space) bool) []model
 			Edits: []model.Edit{{Span: f.Span, NewText: strconv.Itoa(n)}}})
 	}
 	return out
+}
+
+// autoDemand reports whether demand i is one of AUTO mode's components.
+func autoDemand(sp *rules.Space, i int) bool {
+	return sp.Auto != nil && slices.Contains(sp.Auto.Entries[:], sp.Demands[i].Entry)
 }

@@ -32,12 +32,13 @@ func (in *instance) snapshot() [][]bool {
 // ranks of its own node groups, and its processes.
 func (in *instance) placed(i int, d *rules.Demand, snap [][]bool) Placed {
 	p := Placed{Solved: model.Solved{Entry: d.Entry, Labels: d.Labels, WriteGroup: d.WriteGroup}, Name: d.Name}
-	if d.WithPlaced >= 0 {
-		p.Placement, p.Labels = in.sp.Copied(d)
+	r := in.sp.Root(i)
+	if rd := in.sp.Demands[r]; rd.WithPlaced >= 0 {
+		// The chain ends at a placed component: its string, copied.
+		p.Placement, p.Labels = in.sp.Copied(rd)
 		p.WriteGroup = len(d.Labels) == 0 && len(p.Labels) > 0
 		return p
 	}
-	r := in.sp.Root(i)
 	v := in.roots[r]
 	if v == nil {
 		return p

@@ -27,6 +27,9 @@ func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline time.Time) []
 		gone := func(v *rules.Space) bool { return conflictGone(v, core, deadline) }
 		switch sp.Facts[f].Kind {
 		case rules.FactCount:
+			if autoDemand(sp, i) {
+				continue // AUTO's components fill the cluster: autoFill's count, not a smaller one
+			}
 			if fix, ok := smallerCount(sp, i, gone, deadline); ok {
 				out = append(out, fix)
 			}

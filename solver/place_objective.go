@@ -29,15 +29,19 @@ type optimizer struct {
 	// guessed is set while the best placement is the first-fit guess:
 	// its ranks are the lowest already.
 	guessed bool
+	// fresh is set while the next call may use the whole budget: the
+	// first, and the first on a fresh instance.
+	fresh bool
 }
 
 // try solves under the fixed bounds and extra; the first call may use
 // the whole budget, the optimizing ones a step each.
 func (o *optimizer) try(extra ...z.Lit) status {
 	left := time.Until(o.deadline)
-	if o.calls > 0 {
+	if !o.fresh {
 		left = min(left, o.opt.Step)
 	}
+	o.fresh = false
 	if left <= 0 {
 		return unknown
 	}

@@ -39,7 +39,7 @@ func writeAligned(w io.Writer, header []string, n int, row func(j int, cells []s
 	line := func(cells []string) {
 		for c, s := range cells {
 			bw.WriteString(s)
-			if c < len(cells)-1 {
+			if c < len(cells)-1 && c < len(widths) {
 				for pad := widths[c] + 2 - utf8.RuneCountInString(s); pad > 0; pad-- {
 					bw.WriteByte(' ')
 				}

@@ -26,7 +26,7 @@ func (s *Space) mpUnplaced() {
 		return
 	}
 	s.placedInRequiredActor()
-	var exclusive []string // extra engines on all of the actor's GPUs
+	exclusive := 0 // extra engines on all of the actor's GPUs
 	for _, d := range s.Demands {
 		if s.names(d, "actor") {
 			continue
@@ -41,8 +41,8 @@ func (s *Space) mpUnplaced() {
 			s.errorf(e.Requirement.Span, "%s: %s runs each rollout engine on a part of the actor's GPUs, which solve does not choose; write `with: actor` (all of them) or its placement", d.Name, s.Class.RLinfClass()).Help =
 				[]model.Fix{{Message: "write the engine's part of the actor's GPUs as a placement, e.g. `" + d.Name + ": 0-3`"}}
 		case onActor && !slices.ContainsFunc(e.Names, model.SharedInMultiAgent):
-			exclusive = append(exclusive, d.Name)
-			if len(exclusive) == 2 || len(exclusive) == 1 && s.placedExclusive() {
+			exclusive++
+			if exclusive == 2 || exclusive == 1 && s.placedExclusive() {
 				s.errorf(e.Requirement.Span, "%s: %s runs each extra engine on GPUs of its own, but %s takes all of the actor's GPUs beside another engine; write their placements (parts of the actor's GPUs)", d.Name, s.Class.RLinfClass(), d.Name)
 			}
 		}

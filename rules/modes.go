@@ -214,16 +214,25 @@ func (x *mpView) markDisaggregated() {
 // use_pre_process_policy the rollout also takes the actor's GPUs.
 func (x *mpView) engines() *Violation {
 	m, ok := x.modeOf()
+	if !ok {
+		m, ok = x.declaredMode() // solving: a placed rollout beside a required actor
+	}
 	if !ok || m == model.ModeCollocated {
 		return nil
 	}
 	actor, rollout := x.lists["actor"], x.lists["rollout"]
+	if rollout == nil {
+		return nil // required: solve gives it whole engines
+	}
 	if rtp, _ := x.size("rollout_tp"); rtp > len(rollout) {
 		return nil // tpSize says so
 	}
 	gpus := rollout
 	if m == model.ModeAuto {
 		preProcess := x.b.cfg.ModelParallel.UsePreProcessPolicy.Value
+		if preProcess && actor == nil {
+			return nil // the actor's GPUs join the rollout's: judged once they are known
+		}
 		rtp, rtpF := x.size("rollout_tp")
 		if preProcess && (last(actor)-actor[0]+1)%rtp != 0 {
 			x.mark("actor", fmt.Sprintf("%d GPUs", len(actor)))

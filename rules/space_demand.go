@@ -311,17 +311,29 @@ func (s *Space) checkWith() {
 }
 
 // copiedWhole refuses a demand that copies a placed component's devices
-// (its with chain ends at root rd, which copies them) in a count its unit
-// does not divide: solve cannot change a placed string.
+// (its with chain ends at root rd, which copies them) where they are not
+// whole processes of its unit, each on one node: solve cannot change a
+// placed string.
 func (s *Space) copiedWhole(d, rd *Demand) {
 	if rd.WithPlaced < 0 || d.Unit <= 1 {
 		return
 	}
-	ranks, ok := s.placedRanks(rd.WithPlaced)
-	if ok && len(ranks)%d.Unit != 0 {
-		placed := &s.cfg.Components[rd.WithPlaced]
+	ranks, r := s.placedOn(rd.WithPlaced)
+	if r == nil {
+		return
+	}
+	placed := &s.cfg.Components[rd.WithPlaced]
+	if len(ranks)%d.Unit != 0 {
 		s.conflict(s.Facts[d.WithFact].Span, placed.PlacementSpan, "%s takes the %d GPUs %s holds, which are not whole processes of %d GPUs (its TP and engine sizes); place %s on a multiple of %d",
 			d.Name, len(ranks), names(placed), d.Unit, names(placed), d.Unit)
+		return
+	}
+	for k := 0; k < len(ranks); k += d.Unit {
+		if a, b := r.Locate(ranks[k]), r.Locate(ranks[k+d.Unit-1]); a.Node != b.Node {
+			s.conflict(s.Facts[d.WithFact].Span, placed.PlacementSpan, "%s takes the GPUs %s holds, where a process of %d GPUs (its TP and engine sizes) would span nodes %d and %d; place %s in whole processes on each node",
+				d.Name, names(placed), d.Unit, a.Node, b.Node, names(placed))
+			return
+		}
 	}
 }
 

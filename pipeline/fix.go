@@ -3,6 +3,8 @@ package pipeline
 import (
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 
 	"github.com/rlsolve/rlsolve/internal/textedit"
 	"github.com/rlsolve/rlsolve/model"
@@ -32,26 +34,45 @@ type FixReport struct {
 	Final *Outcome
 }
 
+// FixOptions say what `check --fix` may write.
+type FixOptions struct {
+	// Shared lets a fix edit a file the config's defaults list composes
+	// (a Hydra group file, possibly outside the config's folder through
+	// hydra.searchpath), which other configs may compose too. It is
+	// written only when every config beside this one that composes the
+	// file gains no error from the fix.
+	Shared bool
+	// Write says which files may be written at all (read-only ones).
+	Write textedit.WriteOptions
+}
+
 // FixFile checks a config and writes the first fix of each diagnostic
 // that has one (fixes are verified by the solver, or are edits the reader
-// proposes), in the files their edits name: the config, or the files its
-// defaults list composes. Each file is replaced atomically. It checks
-// again and repeats while fixes apply, at most maxFixRounds times.
-func FixFile(file string, slimeFlags string, opt Options) (*FixReport, error) {
+// proposes) into the config, or, with fo.Shared, into the files its
+// defaults list composes. A file is written only while it holds what the
+// check read (textedit.ApplyFiles). It checks again and repeats while
+// fixes apply, at most maxFixRounds times.
+func FixFile(file string, slimeFlags string, opt Options, fo FixOptions) (*FixReport, error) {
 	rep := &FixReport{}
 	written := map[string]bool{}
+	allowed := func(es []model.Edit) string { return editable(es, file, fo.Shared) }
 	for round := 0; ; round++ {
 		o, _ := Check(file, slimeFlags, opt)
 		rep.Final = o
 		if round == maxFixRounds || o.IOError || o.Budget || o.Internal {
 			return rep, nil
 		}
-		edits, applied, skipped := chooseFixes(o.Diagnostics)
-		rep.Skipped = append(rep.Skipped, skipped...)
+		edits, applied, skipped := chooseFixes(o.Diagnostics, allowed)
+		rep.skip(skipped)
 		if len(edits) == 0 {
 			return rep, nil
 		}
-		files, err := textedit.ApplyFiles(edits)
+		if fo.Shared {
+			if err := verifyShared(file, edits, o.Sources, opt); err != nil {
+				return rep, err
+			}
+		}
+		files, err := textedit.ApplyFiles(edits, o.Sources, fo.Write)
 		for _, f := range files {
 			if !written[f] {
 				written[f] = true
@@ -65,9 +86,20 @@ func FixFile(file string, slimeFlags string, opt Options) (*FixReport, error) {
 	}
 }
 
+// skip records why fixes were left out, each reason once (a later round
+// leaves the same fix out again).
+func (r *FixReport) skip(why []string) {
+	for _, w := range why {
+		if !slices.Contains(r.Skipped, w) {
+			r.Skipped = append(r.Skipped, w)
+		}
+	}
+}
+
 // chooseFixes picks the first fix with edits of each diagnostic whose
-// edits all name files on disk and overlap no fix picked before.
-func chooseFixes(ds model.Diagnostics) ([]model.Edit, []Applied, []string) {
+// edits allowed accepts ("" for yes, else why not) and that overlaps no
+// fix picked before.
+func chooseFixes(ds model.Diagnostics, allowed func([]model.Edit) string) ([]model.Edit, []Applied, []string) {
 	var edits []model.Edit
 	var applied []Applied
 	var skipped []string
@@ -76,7 +108,7 @@ func chooseFixes(ds model.Diagnostics) ([]model.Edit, []Applied, []string) {
 			if len(f.Edits) == 0 {
 				continue
 			}
-			if why := editable(f.Edits); why != "" {
+			if why := allowed(f.Edits); why != "" {
 				skipped = append(skipped, fmt.Sprintf("%s at %s: %s", d.Code, d.Primary, why))
 				break
 			}
@@ -95,11 +127,17 @@ func chooseFixes(ds model.Diagnostics) ([]model.Edit, []Applied, []string) {
 
 // editable says why edits cannot be written ("" when they can): every
 // one must name a regular file (not the command line, standard input or
-// a --slime string).
-func editable(edits []model.Edit) string {
+// a --slime string), and, unless shared, the config itself: a file its
+// defaults list composes is a building block other configs may share.
+func editable(edits []model.Edit, config string, shared bool) string {
 	for _, e := range edits {
 		if st, err := os.Stat(e.Span.File); err != nil || !st.Mode().IsRegular() || !e.Span.Known() {
 			return fmt.Sprintf("its fix edits %s, which is not a file", e.Span)
+		}
+		if !shared && !sameFile(e.Span.File, config) {
+			return fmt.Sprintf("its fix edits %s, a file the defaults list composes, which other configs may compose too; "+
+				"it was not written: re-run with --fix-shared to write it once every config under %s that composes it still passes check",
+				e.Span.File, filepath.Dir(config))
 		}
 	}
 	return ""

@@ -91,7 +91,7 @@ func TestFixRoundTrip(t *testing.T) {
 					t.Skipf("%s has no fix here (%s)", d.Code, d.Summary)
 				}
 			}
-			rep, err := pipeline.FixFile(file, "", opt)
+			rep, err := pipeline.FixFile(file, "", opt, pipeline.FixOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,8 +120,9 @@ func hasEdits(d model.Diagnostic) bool {
 }
 
 // TestFixComposed: with a config composed from its defaults list, each
-// edit goes to the file its span names: here the TP size in the model
-// group's file, the rest byte for byte as it was.
+// edit goes to the file its span names, with --fix-shared: here the TP
+// size in the model group's file, the rest byte for byte as it was.
+// Without it, the group file is left as it is and the report says why.
 func TestFixComposed(t *testing.T) {
 	dir := copyDir(t, filepath.Join("..", "examples", "composed-defaults"))
 	file := filepath.Join(dir, "train.yaml")
@@ -137,7 +138,17 @@ func TestFixComposed(t *testing.T) {
 	model := filepath.Join(dir, "model", "qwen2.5-1.5b.yaml")
 	oldModel, _ := os.ReadFile(model)
 	opt := options(t, dir, "inventory.yaml")
-	rep, err := pipeline.FixFile(file, "", opt)
+	rep, err := pipeline.FixFile(file, "", opt, pipeline.FixOptions{})
+	if err != nil || len(rep.Files) != 0 || !rep.Final.Failed() {
+		t.Fatalf("without --fix-shared: wrote %v, %v", rep.Files, err)
+	}
+	if len(rep.Skipped) != 1 || !strings.Contains(rep.Skipped[0], model+", a file the defaults list composes") || !strings.Contains(rep.Skipped[0], "--fix-shared") {
+		t.Errorf("skipped %q", rep.Skipped)
+	}
+	if now, _ := os.ReadFile(model); string(now) != string(oldModel) {
+		t.Fatalf("%s written without --fix-shared", model)
+	}
+	rep, err = pipeline.FixFile(file, "", opt, pipeline.FixOptions{Shared: true})
 	if err != nil || rep.Final.Failed() {
 		t.Fatalf("FixFile: %v, %v", err, rep.Final.Diagnostics)
 	}

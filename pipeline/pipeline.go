@@ -6,6 +6,7 @@ package pipeline
 
 import (
 	"io"
+	"os"
 	"strings"
 	"time"
 
@@ -45,6 +46,9 @@ type Options struct {
 	Policy *policy.Policy
 	// verifying is set for the check of a fix's edited config.
 	verifying bool
+	// readFile reads the files a config's defaults list composes (nil:
+	// os.ReadFile); a fix to a shared file is checked through it.
+	readFile func(name string) ([]byte, error)
 	// ModelConfig is --model-config FILE: the model's config.json when
 	// none lies beside its path. MemProfile is --mem-profile FILE.
 	ModelConfig, MemProfile string
@@ -169,7 +173,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 // the options of its rules; inv is nil when the config cannot be judged.
 func load(file string, data []byte, opt Options) (o *Outcome, cfg *model.Config, inv *model.Inventory, ropt rules.Options) {
 	o = &Outcome{File: file, Sources: map[string][]byte{file: data}}
-	cfg, ds := grammar.LoadConfigWith(file, data, grammar.ConfigOptions{Limits: opt.Limits, Overrides: opt.Overrides})
+	cfg, ds := grammar.LoadConfigWith(file, data, grammar.ConfigOptions{Limits: opt.Limits, Overrides: opt.Overrides, ReadFile: o.recordReads(opt.readFile)})
 	o.Config, o.Diagnostics = cfg, ds
 	// The rules still run after errors in some entries, so that one run
 	// reports every independent problem; they need a usable node count.
@@ -190,6 +194,22 @@ func load(file string, data []byte, opt Options) (o *Outcome, cfg *model.Config,
 		}
 	}
 	return o, cfg, inv, ropt
+}
+
+// recordReads reads composed files through read (os.ReadFile when nil)
+// and keeps what it read in the sources: `check --fix` writes a file only
+// while it still holds these bytes.
+func (o *Outcome) recordReads(read func(string) ([]byte, error)) func(string) ([]byte, error) {
+	if read == nil {
+		read = os.ReadFile
+	}
+	return func(name string) ([]byte, error) {
+		data, err := read(name)
+		if err == nil {
+			o.Sources[name] = data
+		}
+		return data, err
+	}
 }
 
 // addMemory records the memory of a valid input, with its warnings.

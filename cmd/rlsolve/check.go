@@ -17,6 +17,7 @@ func newCheck() *cobra.Command {
 	var in inputFlags
 	var output string
 	var fix bool
+	var fo pipeline.FixOptions
 	c := &cobra.Command{
 		Use:   "check FILE... [KEY=VALUE...]",
 		Short: "Validate configs: every problem with file:line:col and a way out",
@@ -37,8 +38,18 @@ from the config's own comments (# rlsolve: allow RLS-W0105 -- why). The first
 of the command line, .rlsolve.yaml and the comments that names a code decides
 it; --strict denies the warnings none of them names. --quiet shows errors only.
 
---fix writes the first fix of each diagnostic into the files its edits name
-(each replaced atomically), checks again, and repeats while fixes apply.`,
+--fix writes the first fix of each diagnostic into FILE, checks again, and
+repeats while fixes apply. A file is written only while it holds, byte for
+byte, what check read: if an editor, git or another rlsolve wrote it in
+between, --fix leaves it as it is and exits 2. A fix to a file the defaults
+list composes (a Hydra group file other configs may compose too) is listed
+with the file it would edit; --fix-shared writes it once every config under
+FILE's folder that composes that file gains no error from it. A written file
+keeps its owner, group, mode and extended attributes; a read-only file (no
+write bit) is refused unless --force-readonly. A file is replaced atomically
+(a temporary file beside it, renamed over it), except a file with hard links
+or in a folder rlsolve cannot create files in: that one is written in place,
+so that its links stay (docs/writes.md).`,
 		Example: `  rlsolve check train.yaml
   rlsolve check train.yaml cluster.num_nodes=2 actor.model.tensor_model_parallel_size=4
   rlsolve check train.yaml --inventory cluster.yaml --strict --allow RLS-W0105
@@ -69,8 +80,11 @@ it; --strict denies the warnings none of them names. --quiet shows errors only.
 			if err := in.stdinOnce(args); err != nil {
 				return err
 			}
+			if (fo.Shared || fo.Write.ForceReadOnly) && !fix {
+				return usageErrorf("--fix-shared and --force-readonly go with --fix")
+			}
 			if fix {
-				return in.fixAll(args, output)
+				return in.fixAll(args, output, fo)
 			}
 			outs, src := in.checkAll(args)
 			if err := printCheck(outs, src, output, in.quiet); err != nil {
@@ -81,7 +95,9 @@ it; --strict denies the warnings none of them names. --quiet shows errors only.
 	}
 	in.register(c)
 	c.Flags().StringVarP(&output, "output", "o", checkOutputs[0], outputHelp(checkOutputs))
-	c.Flags().BoolVar(&fix, "fix", false, "write the first fix of each diagnostic into the files, atomically, and check again")
+	c.Flags().BoolVar(&fix, "fix", false, "write the first fix of each diagnostic into FILE, if it is still what check read, and check again")
+	c.Flags().BoolVar(&fo.Shared, "fix-shared", false, "with --fix: also fix files the defaults list composes, once every config under FILE's folder that composes them still passes")
+	c.Flags().BoolVar(&fo.Write.ForceReadOnly, "force-readonly", false, "with --fix: write files that are read-only (no write bit) too")
 	completeFlagValues(c, checkOutputs...)
 	return c
 }
@@ -157,7 +173,7 @@ func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources
 
 // fixAll runs check --fix on every FILE: the fixes written (on stderr),
 // then the check of the files as they are now, in the chosen output.
-func (in *inputFlags) fixAll(args []string, output string) error {
+func (in *inputFlags) fixAll(args []string, output string, fo pipeline.FixOptions) error {
 	for _, f := range args {
 		if f == "-" {
 			return usageErrorf("--fix writes files: it cannot fix standard input")
@@ -172,7 +188,7 @@ func (in *inputFlags) fixAll(args []string, output string) error {
 	}
 	var outs []*pipeline.Outcome
 	for _, f := range args {
-		rep, err := pipeline.FixFile(f, "", in.options(inv, ""))
+		rep, err := pipeline.FixFile(f, "", in.options(inv, ""), fo)
 		for _, a := range rep.Applied {
 			fmt.Fprintf(os.Stderr, "fixed %s[%s] at %s: %s\n", a.Diagnostic.Severity, a.Diagnostic.Code, a.Diagnostic.Primary, a.Fix.Message)
 		}

@@ -26,9 +26,11 @@ type solveFlags struct {
 	objective string
 	output    string
 	write     bool
-	from      string
-	without   []int
-	stats     bool
+	// forceReadOnly is --force-readonly: --write may write a read-only file.
+	forceReadOnly bool
+	from          string
+	without       []int
+	stats         bool
 }
 
 func newSolve() *cobra.Command {
@@ -40,8 +42,10 @@ func newSolve() *cobra.Command {
 they go, chooses the devices with the SAT solver under the same rules check
 applies, and prints the config with each requirement replaced by the placement
 RLinf reads. Comments, key order and every other value stay byte for byte;
---write edits the file in place (atomically). The result is checked the
-ordinary way before it is printed.
+--write edits the file, if it still holds what solve read (else it is left
+as it is, exit 2), keeping its owner, group, mode and extended attributes;
+a read-only file is refused unless --force-readonly. The result is checked
+the ordinary way before it is printed or written.
 
 Requirement keys (in component_placement, instead of a placement string):
   gpus: N              devices: GPUs (robots, or nodes, for groups without GPUs);
@@ -85,6 +89,7 @@ count, another node group) that solving again confirmed.`,
 	c.Flags().StringVar(&f.objective, "objective", "", "what to optimize: pack, spread, keep or cost (default pack; keep with --from)")
 	c.Flags().StringVarP(&f.output, "output", "o", solveOutputs[0], outputHelp(solveOutputs)+": the config, its placements, or the plan document")
 	c.Flags().BoolVarP(&f.write, "write", "w", false, "write the placements into FILE (atomically) instead of printing it")
+	c.Flags().BoolVar(&f.forceReadOnly, "force-readonly", false, "with --write: write FILE even if it is read-only (no write bit)")
 	c.Flags().StringVar(&f.from, "from", "", "a previous plan document (plan --output json): keep its workers where they are")
 	c.Flags().IntSliceVar(&f.without, "without-node", nil, "a node rank solve must not use (repeatable)")
 	c.Flags().BoolVar(&f.stats, "stats", false, "print the size of the SAT instance and the solver's calls and time on stderr")
@@ -131,6 +136,9 @@ func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, 
 	}
 	if err := checkOutput(f.output, solveOutputs, ""); err != nil {
 		return opt, err
+	}
+	if f.forceReadOnly && !f.write {
+		return opt, usageErrorf("--force-readonly goes with --write")
 	}
 	if f.write && f.output != "yaml" {
 		return opt, usageErrorf("--write writes the config; it does not combine with --output %s", f.output)
@@ -233,8 +241,9 @@ func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 func (f *solveFlags) writeResult(s *pipeline.Solved) error {
 	switch {
 	case f.write:
-		if err := textedit.WriteAtomic(s.File, s.Text); err != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("writing %s: %v", s.File, err)}
+		err := textedit.Replace(s.File, s.Sources[s.File], s.Text, textedit.WriteOptions{ForceReadOnly: f.forceReadOnly})
+		if err != nil {
+			return &exitError{code: exitUsage, msg: fmt.Sprintf("--write: %v", err)}
 		}
 		for _, p := range s.Placement.Placed {
 			fmt.Fprintf(os.Stderr, "%s: %s placed at %q\n", s.File, p.Name, p.Placement)

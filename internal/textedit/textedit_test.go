@@ -62,7 +62,7 @@ func TestApplyFiles(t *testing.T) {
 	files, err := ApplyFiles([]model.Edit{
 		{Span: model.Span{File: b, Line: 1, Col: 4, EndLine: 1, EndCol: 5}, NewText: "20"},
 		{Span: model.Span{File: a, Line: 1, Col: 4, EndLine: 1, EndCol: 5}, NewText: "10"},
-	})
+	}, readAll(t, a, b), WriteOptions{})
 	if err != nil || len(files) != 2 || files[0] != b {
 		t.Fatalf("ApplyFiles: %v, %v", files, err)
 	}
@@ -79,7 +79,7 @@ func TestApplyFiles(t *testing.T) {
 	_, err = ApplyFiles([]model.Edit{
 		{Span: model.Span{File: a, Line: 1, Col: 4, EndLine: 1, EndCol: 6}, NewText: "1"},
 		{Span: model.Span{File: b, Line: 9, Col: 1, EndLine: 9, EndCol: 2}, NewText: "z"},
-	})
+	}, readAll(t, a, b), WriteOptions{})
 	if err == nil {
 		t.Fatal("an edit past the end applied")
 	}
@@ -90,6 +90,18 @@ func TestApplyFiles(t *testing.T) {
 	if len(entries) != 2 {
 		t.Errorf("files left in the directory: %v", entries)
 	}
+}
+
+// readAll reads files as a check would, before computing its edits.
+func readAll(t *testing.T, files ...string) map[string][]byte {
+	t.Helper()
+	out := map[string][]byte{}
+	for _, f := range files {
+		data, err := os.ReadFile(f)
+		must(t, err)
+		out[f] = data
+	}
+	return out
 }
 
 func must(t *testing.T, err error) {

@@ -31,7 +31,7 @@ func (h *held) write(data []byte) error {
 	}
 	dir := filepath.Dir(h.target)
 	removeStale(h.target)
-	tmp, err := os.CreateTemp(dir, tempPrefix(h.target)+"*")
+	tmp, err := createTemp(dir, tempPrefix(h.target)+"*")
 	if err != nil {
 		if errors.Is(err, fs.ErrPermission) || readOnlyFS(err) {
 			return h.inPlace(data, m)
@@ -93,6 +93,10 @@ func (h *held) inPlace(data []byte, m meta) error {
 	}
 	return f.Sync()
 }
+
+// createTemp is os.CreateTemp; a test makes it fail as a read-only
+// folder does for a user who is not root.
+var createTemp = os.CreateTemp
 
 // modeBits are the mode bits a rewritten file keeps.
 const modeBits = fs.ModePerm | fs.ModeSetuid | fs.ModeSetgid | fs.ModeSticky

@@ -136,11 +136,19 @@ func editable(edits []model.Edit, config string, shared bool) string {
 		}
 		if !shared && !sameFile(e.Span.File, config) {
 			return fmt.Sprintf("its fix edits %s, a file the defaults list composes, which other configs may compose too; "+
-				"it was not written: re-run with --fix-shared to write it once every config under %s that composes it still passes check",
-				e.Span.File, filepath.Dir(config))
+				"it was not written: re-run with --fix-shared to write it once every config in %s (and its subfolders) that composes it still passes check",
+				e.Span.File, folderName(config))
 		}
 	}
 	return ""
+}
+
+// folderName names the config's folder in messages.
+func folderName(config string) string {
+	if dir := filepath.Dir(config); dir != "." {
+		return dir
+	}
+	return "the current folder"
 }
 
 // newEdits is the edits of add that have does not hold already, and

@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 		os.Exit(run(os.Args[1:]))
 	}
 	testscript.Main(m, map[string]func(){
-		"rlsolve": func() { os.Exit(run(os.Args[1:])) },
+		"rlsolve": func() { secondWriter(); os.Exit(run(os.Args[1:])) },
 	})
 }
 

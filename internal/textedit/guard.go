@@ -17,6 +17,9 @@ func guardTemp(tmp string) (stop func()) {
 			sigs = append(sigs, s)
 		}
 	}
+	if len(sigs) == 0 {
+		return func() {} // Notify with no signal would relay every signal
+	}
 	ch := make(chan os.Signal, 1)
 	done := make(chan struct{})
 	signal.Notify(ch, sigs...)

@@ -44,8 +44,10 @@ applies, and prints the config with each requirement replaced by the placement
 RLinf reads. Comments, key order and every other value stay byte for byte;
 --write edits the file, if it still holds what solve read (else it is left
 as it is, exit 2), keeping its owner, group, mode and extended attributes;
-a read-only file is refused unless --force-readonly. The result is checked
-the ordinary way before it is printed or written.
+a read-only file is refused unless --force-readonly. It is replaced
+atomically, except a file with hard links or in a folder rlsolve cannot
+create files in, which is written in place (docs/writes.md). The result is
+checked the ordinary way before it is printed or written.
 
 Requirement keys (in component_placement, instead of a placement string):
   gpus: N              devices: GPUs (robots, or nodes, for groups without GPUs);

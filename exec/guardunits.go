@@ -313,6 +313,9 @@ func (g *guardian) close() {
 			u.readers.Wait()
 		}
 	}
+	if n := g.sink.close(); n > 0 {
+		g.note("%d lines not passed on to launch (it did not read them), all in the log files", n)
+	}
 	for _, l := range g.logs {
 		if err := l.close(); err != nil {
 			g.note("log file %s: %v", l.path, err)

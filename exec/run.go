@@ -201,6 +201,13 @@ func (r *run) finish() {
 		}
 		r.guard.wait()
 	}
+	if n := r.sink.close(); n > 0 {
+		where := "all in the log files"
+		if r.rep.LogDir == "" {
+			where = "the run keeps no logs"
+		}
+		r.notef("%d lines not shown on the terminal (it did not read them), %s", n, where)
+	}
 	if err := r.cg.remove(); err != nil {
 		r.notef("removing cgroup %s: %v", r.cg.path, err)
 	}

@@ -33,6 +33,9 @@ type launchFlags struct {
 	jobID         string
 	gres          string
 	shim          string
+	// reportBad: --report names a file that cannot be written (said
+	// before anything started; not tried again at the end).
+	reportBad bool
 }
 
 func newLaunch() *cobra.Command {
@@ -127,7 +130,7 @@ func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
 		rep.Err = rlexec.Errorf(ee.code, "%s", msg)
 		err = ee
 	}
-	if f.report != "" {
+	if f.report != "" && !f.reportBad {
 		if werr := rlexec.WriteReport(f.report, rep); werr != nil {
 			fmt.Fprintf(os.Stderr, "rlsolve: launch: %v\n", werr)
 		}
@@ -162,6 +165,12 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	specs, file, err := f.programs(cmd, args)
 	if err != nil {
 		return nil, err
+	}
+	if f.report != "" {
+		if err := rlexec.CheckReportPath(f.report); err != nil {
+			f.reportBad = true
+			return nil, usageErrorf("launch: --report: %v; nothing started", err)
+		}
 	}
 	// The same check as `rlsolve check`; launch refuses what it rejects.
 	inv, bad := f.in.loadInventory()

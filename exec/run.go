@@ -102,7 +102,8 @@ func (r *run) startGuard(units []guardUnit, slurm *guardSlurm, translate func(gu
 	if err != nil {
 		return &Error{Code: ExitStart, Err: err}
 	}
-	spec := &guardSpec{ID: r.job.ID, Grace: r.opt.grace(), Logs: r.dir != nil && !r.noLogs, Units: units, Slurm: slurm}
+	spec := &guardSpec{ID: r.job.ID, Grace: r.opt.grace(), Logs: r.dir != nil && !r.noLogs, Units: units, Slurm: slurm,
+		Report: r.opt.Report, Backend: r.rep.Backend, LogDir: r.rep.LogDir, Containment: r.rep.Containment}
 	if r.cg != nil {
 		spec.Cgroup = r.cg.path
 	}

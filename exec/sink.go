@@ -11,8 +11,8 @@ import (
 // stopped launch) must not stall the workers or their log files. Lines
 // are queued, up to sinkBuffer bytes, and written in order by one
 // goroutine, so that with 2>&1 no line is ever cut by another. A full
-// queue makes the caller wait while the writes go on; once one write has
-// been under way for stuckAfter, lines are dropped instead (for the
+// queue makes the caller wait while the writes go on; once the terminal
+// has taken nothing for stuckAfter, lines are dropped instead (for the
 // terminal only: the logs have them) and counted, until the writes move
 // again. A stream whose write fails (a closed pipe: `launch ... | head`,
 // a terminal gone) is no longer written. The zero value with out and err
@@ -48,9 +48,11 @@ const (
 	// sinkBuffer is how much output waits for a slow terminal (more than
 	// a line of MaxLine and its prefix).
 	sinkBuffer = 8 << 20
-	// stuckAfter is how long one write to the terminal may take before
-	// lines are dropped rather than waited for.
-	stuckAfter = time.Second
+	// stuckAfter is how long the terminal may take nothing before lines
+	// are dropped rather than waited for.
+	stuckAfter = 2 * time.Second
+	// sinkPiece bounds one write to the terminal (whole lines).
+	sinkPiece = 64 << 10
 )
 
 // write queues b, whole lines, for stdout or stderr.
@@ -113,8 +115,8 @@ func (s *lineSink) poke() {
 	}
 }
 
-// stuck reports whether the write under way has taken stuckAfter (s.mu
-// held).
+// stuck reports whether the piece being written has taken stuckAfter
+// (s.mu held).
 func (s *lineSink) stuck() bool {
 	return s.writing && time.Since(s.writeStart) >= stuckAfter
 }
@@ -150,6 +152,9 @@ func (s *lineSink) loop() {
 	}
 }
 
+// writeSegs writes a batch, each stream's part in pieces of whole lines
+// up to sinkPiece bytes: a piece written is progress (writeStart moves),
+// so that only a terminal that takes nothing for stuckAfter is stuck.
 func (s *lineSink) writeSegs(buf []byte, segs []sinkSeg) {
 	from := 0
 	for _, sg := range segs {
@@ -157,17 +162,28 @@ func (s *lineSink) writeSegs(buf []byte, segs []sinkSeg) {
 		if sg.stderr {
 			i, w = 1, s.err
 		}
-		s.mu.Lock()
-		dead := s.dead[i]
-		s.mu.Unlock()
-		if !dead {
-			if _, err := w.Write(buf[from:sg.end]); err != nil {
-				s.mu.Lock()
-				s.dead[i] = true
-				s.mu.Unlock()
+		for from < sg.end {
+			end := sg.end
+			if end-from > sinkPiece {
+				if k := bytes.LastIndexByte(buf[from:from+sinkPiece], '\n'); k >= 0 {
+					end = from + k + 1
+				} else if k := bytes.IndexByte(buf[from+sinkPiece:sg.end], '\n'); k >= 0 {
+					end = from + sinkPiece + k + 1
+				}
 			}
+			s.mu.Lock()
+			dead := s.dead[i]
+			s.writeStart = time.Now()
+			s.mu.Unlock()
+			if !dead {
+				if _, err := w.Write(buf[from:end]); err != nil {
+					s.mu.Lock()
+					s.dead[i] = true
+					s.mu.Unlock()
+				}
+			}
+			from = end
 		}
-		from = sg.end
 	}
 }
 

@@ -1,6 +1,7 @@
 package render
 
 import (
+	"bufio"
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -18,41 +19,72 @@ func HTML(w io.Writer, in *Input, opt Options) error {
 	if err != nil {
 		return err
 	}
-	js, err := pic.pageData()
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
+	out := newPageWriter(w)
+	b := &out.buf
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	b.WriteString("<title>" + esc(pic.title) + " · rlsolve plan</title>\n")
 	b.WriteString("<style>\n" + pageCSS + "</style>\n</head>\n<body>\n<main>\n<div id=\"pic\">\n")
-	pic.svgOpen(&b, pic.width, pic.top)
-	pic.header(&b)
+	pic.svgOpen(b, pic.width, pic.top)
+	pic.header(b)
 	b.WriteString("</svg>\n")
 	b.WriteString(`<div id="find"><label>Find a worker <input id="q" type="search" placeholder="component and rank: actor 37, rollout 4-7" autocomplete="off" spellcheck="false"></label> <span id="count"></span><ol id="results"></ol></div>` + "\n")
 	for ri := range pic.runs {
-		pic.htmlRun(&b, ri)
+		pic.htmlRun(out, ri)
 	}
 	b.WriteString("</div>\n<p class=\"hint\">Point at a cell or a line to see its workers: rank, node, devices, CUDA_VISIBLE_DEVICES and environment. Click to pin the details, Esc to close them. A row of several nodes expands when its label is clicked. One worker's variables as shell lines: <code>rlsolve plan FILE --output env --component C --rank R</code>.</p>\n</main>\n")
 	b.WriteString("<div id=\"tip\" role=\"tooltip\" hidden></div>\n")
 	b.WriteString("<script type=\"application/json\" id=\"plan-data\">")
-	b.Write(js)
+	if err := pic.pageData(out); err != nil {
+		return err
+	}
 	b.WriteString("</script>\n<script>\n" + pageJS + "</script>\n</body>\n</html>\n")
-	_, err = w.Write(b.Bytes())
-	return err
+	return out.close()
+}
+
+// pageWriter is a picture being written: buf gathers a row at a time and
+// flush hands it to the writer, so that only a row is ever held.
+type pageWriter struct {
+	buf bytes.Buffer
+	w   *bufio.Writer
+	err error
+}
+
+func newPageWriter(w io.Writer) *pageWriter {
+	return &pageWriter{w: bufio.NewWriterSize(w, 64<<10)}
+}
+
+func (p *pageWriter) flush() {
+	if p.err == nil {
+		_, p.err = p.w.Write(p.buf.Bytes())
+	}
+	p.buf.Reset()
+}
+
+// close writes what is left and returns the first write error.
+func (p *pageWriter) close() error {
+	p.flush()
+	if p.err == nil {
+		p.err = p.w.Flush()
+	}
+	return p.err
 }
 
 // htmlRun writes a run: its row, and for a collapsed run the rows of its
 // nodes, hidden until the label is clicked.
-func (pic *picture) htmlRun(b *bytes.Buffer, ri int) {
+func (pic *picture) htmlRun(out *pageWriter, ri int) {
+	b := &out.buf
 	r := &pic.runs[ri]
 	fmt.Fprintf(b, `<div class="run" data-first="%d" data-last="%d">`+"\n", r.first, r.last)
-	pic.htmlRow(b, &r.row, ri)
+	rw := pic.runRow(r, false)
+	pic.htmlRow(b, &rw, ri)
+	out.flush()
 	if r.collapsed() && pic.expandable() {
 		b.WriteString(`<div class="members" hidden>` + "\n")
 		for n := r.first; n <= r.last; n++ {
-			pic.htmlRow(b, &pic.rows[n], n-r.first)
+			mr := pic.memberRow(r, n)
+			pic.htmlRow(b, &mr, n-r.first)
+			out.flush()
 		}
 		b.WriteString("</div>\n")
 	}
@@ -65,46 +97,111 @@ func (pic *picture) htmlRow(b *bytes.Buffer, rw *row, ri int) {
 	b.WriteString("</svg>\n")
 }
 
-// pageData is what the page's script reads: every worker, and each cell's
-// title and workers by cell id.
-func (pic *picture) pageData() ([]byte, error) {
-	type cellData struct {
-		Title   string `json:"title"`
-		Workers []int  `json:"workers"`
-		Memory  string `json:"memory,omitempty"`
+// pageData writes what the page's script reads, as json.Marshal writes
+// {title, env_omitted, workers, cells}: every worker (computed as it is
+// written), and each cell's title and workers in the order of the cell
+// ids (the rows built again).
+func (pic *picture) pageData(out *pageWriter) error {
+	b := &out.buf
+	b.WriteString(`{"title":`)
+	if err := appendJSON(b, pic.title); err != nil {
+		return err
 	}
-	data := struct {
-		Title      string     `json:"title"`
-		EnvOmitted bool       `json:"env_omitted"`
-		Workers    []worker   `json:"workers"`
-		Cells      []cellData `json:"cells"`
-	}{Title: pic.title, EnvOmitted: pic.envOmitted, Workers: pic.workers, Cells: make([]cellData, pic.cells)}
-	if pic.envOmitted {
-		for i := range data.Workers {
-			data.Workers[i].Env = nil
-		}
+	fmt.Fprintf(b, `,"env_omitted":%t,"workers":`, pic.envOmitted)
+	if err := pic.workersData(out); err != nil {
+		return err
 	}
-	add := func(rw *row) {
+	b.WriteString(`,"cells":[`)
+	first := true
+	cells := func(rw *row) error {
 		for k := range rw.cells {
-			c := &rw.cells[k]
-			cd := cellData{Title: rw.lines[0] + " · " + c.label + " · " + rw.lines[1], Workers: []int{}, Memory: pic.cellMemoryText(rw, c)}
-			for _, e := range c.entries {
-				cd.Workers = append(cd.Workers, e.workers...)
+			if !first {
+				b.WriteByte(',')
 			}
-			data.Cells[c.id] = cd
+			first = false
+			if err := appendJSON(b, pic.cellData(rw, &rw.cells[k])); err != nil {
+				return err
+			}
 		}
+		out.flush()
+		return nil
 	}
 	for ri := range pic.runs {
 		r := &pic.runs[ri]
-		add(&r.row)
+		rw := pic.runRow(r, true)
+		if err := cells(&rw); err != nil {
+			return err
+		}
 		if r.collapsed() && pic.expandable() {
 			for n := r.first; n <= r.last; n++ {
-				add(&pic.rows[n])
+				mr := pic.memberRow(r, n)
+				if err := cells(&mr); err != nil {
+					return err
+				}
 			}
 		}
 	}
-	// json.Marshal escapes <, > and &, so the data cannot end the script.
-	return json.Marshal(data)
+	b.WriteString("]}")
+	return nil
+}
+
+// workersData writes every worker drawn, by id (null when none, as
+// encoding/json writes a nil list).
+func (pic *picture) workersData(out *pageWriter) error {
+	b := &out.buf
+	if pic.workers == 0 {
+		b.WriteString("null")
+		return nil
+	}
+	b.WriteByte('[')
+	id := 0
+	for ci := range pic.in.Plan.Components {
+		ps := &pic.in.Plan.Components[ci].Placements
+		for pi := range ps.Len() {
+			if n := ps.Node(pi); n < 0 || n >= pic.nodes {
+				continue
+			}
+			w := pic.worker(wref{ci: ci, pi: pi})
+			if pic.envOmitted {
+				w.Env = nil
+			}
+			if id > 0 {
+				b.WriteByte(',')
+			}
+			id++
+			if err := appendJSON(b, &w); err != nil {
+				return err
+			}
+			if b.Len() >= 64<<10 {
+				out.flush()
+			}
+		}
+	}
+	b.WriteByte(']')
+	return nil
+}
+
+// cellData is a cell as the page's script reads it.
+type cellData struct {
+	Title   string `json:"title"`
+	Workers []int  `json:"workers"`
+	Memory  string `json:"memory,omitempty"`
+}
+
+func (pic *picture) cellData(rw *row, c *cell) *cellData {
+	cd := &cellData{Title: rw.lines[0] + " · " + c.label + " · " + rw.lines[1], Workers: []int{}, Memory: pic.cellMemoryText(rw, c)}
+	for _, e := range c.entries {
+		cd.Workers = append(cd.Workers, e.workers...)
+	}
+	return cd
+}
+
+// appendJSON appends v as json.Marshal writes it: <, > and & escaped, so
+// that the data cannot end the script.
+func appendJSON(b *bytes.Buffer, v any) error {
+	js, err := json.Marshal(v)
+	b.Write(js)
+	return err
 }
 
 const pageCSS = `body { margin: 0; background: #ffffff; color: #1f2328; font: 13px/1.4 system-ui, sans-serif; }

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/rlsolve/rlsolve/diag"
 )
 
 // MaxLine is the longest output line kept whole; a longer line is passed
@@ -87,8 +89,10 @@ type lineWriter struct {
 	max    int
 }
 
+// The prefix, made of names from the config, is printed escaped
+// (diag.Printable); the worker's own text is passed on as it is.
 func newLineWriter(prefix string, sink *lineSink, stderr bool, log *workerLog) *lineWriter {
-	return &lineWriter{prefix: []byte(prefix), sink: sink, stderr: stderr, log: log, max: MaxLine}
+	return &lineWriter{prefix: []byte(diag.Printable(prefix)), sink: sink, stderr: stderr, log: log, max: MaxLine}
 }
 
 // Write takes any piece of the stream; only complete lines go out.

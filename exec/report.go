@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/internal/shellquote"
 )
 
@@ -201,7 +202,16 @@ func (r *Report) Summary() string {
 	if r.LogDir != "" {
 		fmt.Fprintf(&b, "launch: logs in %s\n", shellquote.Quote(r.LogDir))
 	}
-	return b.String()
+	// Names from the config and workers' messages are printed escaped.
+	var out strings.Builder
+	for line := range strings.Lines(b.String()) {
+		body, nl := strings.CutSuffix(line, "\n")
+		out.WriteString(diag.Printable(body))
+		if nl {
+			out.WriteByte('\n')
+		}
+	}
+	return out.String()
 }
 
 func (r *Report) firstSummary(b *strings.Builder) {

@@ -196,7 +196,9 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	note := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "launch: note: "+format+"\n", a...) }
+	note := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "launch: note: %s\n", diag.Printable(fmt.Sprintf(format, a...)))
+	}
 	if len(skipped) > 0 {
 		note("not launching %s (no program given)", strings.Join(skipped, ", "))
 	}

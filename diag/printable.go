@@ -2,6 +2,7 @@ package diag
 
 import (
 	"strconv"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -39,6 +40,23 @@ func Printable(s string) string {
 		i += n
 	}
 	return string(b)
+}
+
+// PrintableLines is Printable line by line: the line breaks of a text of
+// several lines (a message with its help) are kept.
+func PrintableLines(s string) string {
+	if !needsEscape(s) {
+		return s
+	}
+	var b strings.Builder
+	for line := range strings.Lines(s) {
+		body, nl := strings.CutSuffix(line, "\n")
+		b.WriteString(Printable(body))
+		if nl {
+			b.WriteByte('\n')
+		}
+	}
+	return b.String()
 }
 
 // Unsafe reports whether r must not reach a terminal as it is (see

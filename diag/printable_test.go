@@ -38,6 +38,16 @@ func TestPrintable(t *testing.T) {
 	}
 }
 
+func TestPrintableLines(t *testing.T) {
+	in := "cannot read a\x1b[2J.yaml\nhelp: install\tit\n"
+	if got, want := PrintableLines(in), "cannot read a\\x1b[2J.yaml\nhelp: install\\tit\n"; got != want {
+		t.Errorf("PrintableLines(%q) = %q, want %q", in, got, want)
+	}
+	if got := PrintableLines("plain\ntext"); got != "plain\ntext" {
+		t.Errorf("plain text changed: %q", got)
+	}
+}
+
 // TestTextEscapesInputText: names from the input reach every part of a
 // diagnostic (summary, labels, notes, why, help, file names); none of it
 // is written raw.

@@ -203,15 +203,7 @@ func (r *Report) Summary() string {
 		fmt.Fprintf(&b, "launch: logs in %s\n", shellquote.Quote(r.LogDir))
 	}
 	// Names from the config and workers' messages are printed escaped.
-	var out strings.Builder
-	for line := range strings.Lines(b.String()) {
-		body, nl := strings.CutSuffix(line, "\n")
-		out.WriteString(diag.Printable(body))
-		if nl {
-			out.WriteByte('\n')
-		}
-	}
-	return out.String()
+	return diag.PrintableLines(b.String())
 }
 
 func (r *Report) firstSummary(b *strings.Builder) {

@@ -2,6 +2,7 @@ package render
 
 import (
 	"encoding/json"
+	"strings"
 	"unicode/utf8"
 )
 
@@ -26,6 +27,10 @@ var recordFields = []struct {
 	{"local_world_size", false, true}, {"isolate_accelerator", false, true},
 }
 
+// mapFields are the document's maps (components, env and slime's): their
+// keys are names, compared exactly; every other object is a struct.
+var mapFields = map[string]bool{"components": true, "env": true, "bundle_resources": true, "gpu_fraction": true}
+
 // manyKeys is the key count above which an object's keys are looked up in
 // a map rather than compared one by one.
 const manyKeys = 32
@@ -37,6 +42,10 @@ type scanFrame struct {
 	key    string // the key it is the value of ("" in a list or at the top)
 	keys   int    // where its keys start in scanner.keys
 	set    map[string]bool
+	// exact: a map's keys, compared as they are; a struct's are compared
+	// folded, as encoding/json matches them to fields ("Rank" is rank).
+	// inFlags: under slime's flags, maps all the way down.
+	exact, inFlags bool
 	// record marks a placement record: seen has a bit per recordFields.
 	record bool
 	seen   uint32
@@ -117,6 +126,11 @@ func (s *docScanner) open(object bool, at int) {
 		s.value(at, "[") // a list or an object: present, not null
 	}
 	f := scanFrame{object: object, start: at, key: key, keys: len(s.keys)}
+	if n := len(s.frames); n > 0 {
+		f.inFlags = s.frames[n-1].inFlags
+	}
+	f.inFlags = f.inFlags || key == "flags"
+	f.exact = f.inFlags || mapFields[key]
 	// components.NAME.placements[j] is a record: a list under
 	// "placements" two objects below the top one's "components".
 	if n := len(s.frames); object && n == 4 && !s.frames[3].object && s.frames[3].key == "placements" && s.frames[1].key == "components" {
@@ -170,8 +184,12 @@ func (s *docScanner) str(at int) (int, *DocumentError) {
 }
 
 // addKey records an object's key, refusing one it already has.
-func (s *docScanner) addKey(key string, at, n int) *DocumentError {
+func (s *docScanner) addKey(name string, at, n int) *DocumentError {
 	f := &s.frames[len(s.frames)-1]
+	key := name
+	if !f.exact {
+		key = strings.ToLower(name)
+	}
 	dup := false
 	switch {
 	case f.set != nil:
@@ -195,9 +213,9 @@ func (s *docScanner) addKey(key string, at, n int) *DocumentError {
 		if len(s.frames) == 2 && s.frames[1].key == "components" {
 			what = "component"
 		}
-		return s.rd.errorAt(at, n, "%s %q is listed twice in this object (JSON readers keep one of the two silently)", what, key)
+		return s.rd.errorAt(at, n, "%s %q is listed twice in this object (JSON readers keep one of the two silently)", what, name)
 	}
-	s.key, s.valueNext = key, true
+	s.key, s.valueNext = name, true
 	return nil
 }
 

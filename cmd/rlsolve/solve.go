@@ -147,7 +147,11 @@ func (f *solveFlags) previous() (*model.PlanRecords, error) {
 		return nil, usageErrorf("--from %s is not a plan document (rlsolve plan --output json writes one)", f.from)
 	}
 	defer closeFile()
-	return readPlanRecords(r, f.from, f.in.sources())
+	name := f.from
+	if name == "-" {
+		name = "<stdin>" // as --diff calls it
+	}
+	return readPlanRecords(r, name, f.in.sources())
 }
 
 func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {

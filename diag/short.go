@@ -20,6 +20,6 @@ func Short(w io.Writer, ds []model.Diagnostic) {
 		if d.Denied != "" {
 			denied = " (denied by " + d.Denied + ")"
 		}
-		fmt.Fprintf(w, "%s: %s: %s%s\n", d.Primary.String(), head, d.Summary, denied)
+		fmt.Fprintf(w, "%s: %s: %s%s\n", Printable(d.Primary.String()), head, Printable(d.Summary), Printable(denied))
 	}
 }

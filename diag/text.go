@@ -36,6 +36,7 @@ func SummaryAllowed(w io.Writer, ds []model.Diagnostic, file string, allowed int
 	if file == "" {
 		file = "<input>"
 	}
+	file = Printable(file)
 	all := model.Diagnostics(ds)
 	e, wn, n := all.Count(model.SeverityError), all.Count(model.SeverityWarning), all.Count(model.SeverityNote)
 	var parts []string
@@ -95,7 +96,7 @@ func writeText(b *strings.Builder, d model.Diagnostic, src Sources, p painter) {
 	if d.Code != "" {
 		head += "[" + d.Code + "]"
 	}
-	b.WriteString(p.sev(d.Severity, head) + p.bold(": "+d.Summary) + "\n")
+	b.WriteString(p.sev(d.Severity, head) + p.bold(": "+Printable(d.Summary)) + "\n")
 	f := frameOf(d, src)
 	pad := strings.Repeat(" ", f.width())
 	for _, bl := range f.blocks {
@@ -195,7 +196,7 @@ func (f *frame) width() int {
 // write writes the block: its --> position, then its source lines in
 // order, each followed by its marks' underlines. pad is the gutter's width.
 func (bl *block) write(b *strings.Builder, pad string, sev model.Severity, p painter) {
-	b.WriteString(pad + p.gutter("-->") + " " + bl.arrow + "\n")
+	b.WriteString(pad + p.gutter("-->") + " " + Printable(bl.arrow) + "\n")
 	if len(bl.lines) == 0 {
 		return
 	}
@@ -225,16 +226,16 @@ func (bl *block) write(b *strings.Builder, pad string, sev model.Severity, p pai
 func writeFooter(b *strings.Builder, d model.Diagnostic, notes []string, pad string, src Sources, p painter) {
 	lead := pad + " " + p.gutter("=") + " "
 	for _, n := range notes {
-		b.WriteString(lead + p.bold("note") + ": " + n + "\n")
+		b.WriteString(lead + p.bold("note") + ": " + Printable(n) + "\n")
 	}
 	if d.Why != "" {
-		b.WriteString(lead + p.bold("why") + ": " + d.Why + "\n")
+		b.WriteString(lead + p.bold("why") + ": " + Printable(d.Why) + "\n")
 	}
 	if d.Denied != "" {
-		b.WriteString(lead + p.bold("note") + ": an error because it is denied by " + d.Denied + "\n")
+		b.WriteString(lead + p.bold("note") + ": an error because it is denied by " + Printable(d.Denied) + "\n")
 	}
 	for _, f := range d.Help {
-		b.WriteString(lead + p.bold("help") + ": " + helpLine(f, d.Primary.File, src) + "\n")
+		b.WriteString(lead + p.bold("help") + ": " + Printable(helpLine(f, d.Primary.File, src)) + "\n")
 	}
 }
 
@@ -314,7 +315,7 @@ func underline(line string, m mark, sev model.Severity, p painter) string {
 	}
 	s := strings.Repeat(ch, n)
 	if m.msg != "" {
-		s += " " + m.msg
+		s += " " + Printable(m.msg)
 	}
 	if m.primary {
 		s = p.sev(sev, s)
@@ -339,14 +340,15 @@ func cells(s string) int {
 }
 
 // display makes a source line safe to print: tabs become four spaces and
-// control characters, which could drive the terminal, become U+FFFD.
+// what Printable escapes becomes U+FFFD, one column as the underline
+// counts it.
 func display(s string) string {
 	var b strings.Builder
 	for _, r := range s {
 		switch {
 		case r == '\t':
 			b.WriteString("    ")
-		case r < 0x20 || r == 0x7f:
+		case Unsafe(r):
 			b.WriteRune('\uFFFD')
 		default:
 			b.WriteRune(r)

@@ -50,6 +50,12 @@ type guardSpec struct {
 	Units  []guardUnit `json:"units"`
 	// Slurm names the steps to cancel when launch is gone.
 	Slurm *guardSlurm `json:"slurm,omitempty"`
+	// Report is --report's path: the guardian writes it when launch is
+	// gone (with the backend, log directory and containment it says).
+	Report      string `json:"report,omitempty"`
+	Backend     string `json:"backend,omitempty"`
+	LogDir      string `json:"log_dir,omitempty"`
+	Containment string `json:"containment,omitempty"`
 }
 
 // guardUnit is one process to start.
@@ -119,6 +125,7 @@ type guardian struct {
 	units  []*gunit
 	byPid  map[int]*gunit
 	logs   []*workerLog
+	began  time.Time
 }
 
 // gunit is a started unit.
@@ -131,6 +138,11 @@ type gunit struct {
 	readers sync.WaitGroup
 	files   []*os.File // the read ends, closed by the pumps
 	last    lastLine
+	// ws is how it ended, at after the guardian began; stopped and killed
+	// say the guardian stopped it, launch being gone.
+	ws              syscall.WaitStatus
+	at              time.Duration
+	stopped, killed bool
 }
 
 // Guard runs the guardian: ops on stdin, events on stdout (see the package's
@@ -143,7 +155,7 @@ func Guard(stdin io.Reader, stdout io.Writer) int {
 	if err := unix.Prctl(unix.PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0); err != nil {
 		fmt.Fprintf(os.Stderr, "rlsolve guard: cannot become a subreaper: %v\n", err)
 	}
-	g := &guardian{cgFD: -1, byPid: map[int]*gunit{}}
+	g := &guardian{cgFD: -1, byPid: map[int]*gunit{}, began: time.Now()}
 	g.events.enc = json.NewEncoder(stdout)
 	in := bufio.NewReaderSize(stdin, 1<<20)
 	if err := g.setup(in); err != nil {

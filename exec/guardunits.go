@@ -173,6 +173,7 @@ func (g *guardian) reaped(pid int, ws syscall.WaitStatus) {
 	u := g.byPid[pid]
 	if u != nil {
 		u.done = true
+		g.unitEnded(u, ws)
 		close(u.exited)
 	}
 	g.mu.Unlock()
@@ -231,8 +232,10 @@ func (g *guardian) finish() {
 // passes their last lines on) and the grace period, then SIGKILL (the
 // steps cancelled first); leftovers are swept; the logs get every line.
 func (g *guardian) abandoned() {
+	g.markUnits(false)
 	g.stopUnits(syscall.SIGTERM)
 	if !g.waitUnits(g.spec.Grace) {
+		g.markUnits(true)
 		if g.spec.Slurm != nil {
 			g.stopUnits(0)
 			g.waitUnits(killWait)
@@ -243,8 +246,9 @@ func (g *guardian) abandoned() {
 	if g.spec.Slurm != nil {
 		g.stopUnits(0) // steps srun left behind
 	}
-	sweep(g.find, min(g.spec.Grace, 2*time.Second))
+	n := sweep(g.find, min(g.spec.Grace, 2*time.Second))
 	g.close()
+	g.writeAbandonedReport(n)
 }
 
 // stopUnits sends sig to every unit; for Slurm steps, to their tasks
@@ -312,6 +316,9 @@ func (g *guardian) close() {
 			}
 			u.readers.Wait()
 		}
+	}
+	if n := g.sink.close(); n > 0 {
+		g.note("%d lines not passed on to launch (it did not read them), all in the log files", n)
 	}
 	for _, l := range g.logs {
 		if err := l.close(); err != nil {

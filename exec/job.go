@@ -68,6 +68,9 @@ type Options struct {
 	// GuardCommand): the launch binary and GuardCommand. Nil: this
 	// executable with GuardCommand.
 	Guard []string
+	// Report is launch's --report file (an absolute path): should launch
+	// be killed, the guardian writes it. Launch writes it otherwise.
+	Report string
 }
 
 func (o *Options) guard() ([]string, error) {

@@ -91,6 +91,8 @@ func TestKillLaunch(t *testing.T) {
 					// The guardian stopped the workers as launch would have:
 					// SIGTERM first, so that their handlers ran.
 					k.everyWorkerSaid("got SIGTERM")
+					// and wrote the report launch could not.
+					k.reportLost()
 				case syscall.SIGHUP:
 					k.reportSays(129, "interrupted")
 					if !strings.Contains(k.said(), "launch: interrupted by SIGHUP after ") ||
@@ -337,6 +339,40 @@ func (k *killRun) reportSays(code int, outcome string) {
 	// what the workers left.
 	if rep.Leftovers < 2*len(familyWorkers) {
 		k.t.Errorf("the launch ended %d leftovers, want %d", rep.Leftovers, 2*len(familyWorkers))
+	}
+}
+
+// reportLost: the guardian's report of a launch killed mid-run: lost
+// (124), every worker stopped by it.
+func (k *killRun) reportLost() {
+	data, err := os.ReadFile(k.report)
+	if err != nil {
+		k.t.Fatalf("no report after launch was killed: %v\n%s", err, k.said())
+	}
+	var rep struct {
+		ExitStatus int    `json:"exit_status"`
+		Outcome    string `json:"outcome"`
+		Error      string `json:"error"`
+		Total      int    `json:"total"`
+		Stopped    int    `json:"stopped"`
+		Workers    []struct {
+			Component string `json:"component"`
+			Rank      *int   `json:"rank"`
+			Stopped   bool   `json:"stopped"`
+			Log       string `json:"log"`
+		} `json:"workers"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		k.t.Fatal(err)
+	}
+	n := len(familyWorkers)
+	if rep.ExitStatus != ExitLost || rep.Outcome != "lost" || !strings.Contains(rep.Error, "guardian") || rep.Total != n || rep.Stopped != n || len(rep.Workers) != n {
+		k.t.Errorf("report %+v", rep)
+	}
+	for _, w := range rep.Workers {
+		if w.Rank == nil || !w.Stopped || filepath.Base(w.Log) != fmt.Sprintf("%s-%d.log", w.Component, *w.Rank) {
+			k.t.Errorf("worker %+v", w)
+		}
 	}
 }
 

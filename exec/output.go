@@ -5,42 +5,13 @@ import (
 	"fmt"
 	"os"
 	"sync"
+
+	"github.com/rlsolve/rlsolve/diag"
 )
 
 // MaxLine is the longest output line kept whole; a longer line is passed
 // on in pieces of MaxLine bytes, each on a line of its own.
 const MaxLine = 1 << 20
-
-// lineSink serialises whole lines onto stdout and stderr. One lock covers
-// both, so that with 2>&1 no line is ever cut by another. A stream whose
-// write fails (a closed pipe: `launch ... | head`, a terminal gone) is no
-// longer written: the workers go on, and their logs keep every line.
-type lineSink struct {
-	mu       sync.Mutex
-	out, err Writer
-	dead     [2]bool
-}
-
-func (s *lineSink) write(stderr bool, b []byte) {
-	if len(b) == 0 {
-		return
-	}
-	w, i := s.out, 0
-	if stderr {
-		w, i = s.err, 1
-	}
-	if w == nil {
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.dead[i] {
-		return
-	}
-	if _, err := w.Write(b); err != nil {
-		s.dead[i] = true
-	}
-}
 
 // workerLog is one worker's log file, shared by its stdout and stderr.
 type workerLog struct {
@@ -118,8 +89,10 @@ type lineWriter struct {
 	max    int
 }
 
+// The prefix, made of names from the config, is printed escaped
+// (diag.Printable); the worker's own text is passed on as it is.
 func newLineWriter(prefix string, sink *lineSink, stderr bool, log *workerLog) *lineWriter {
-	return &lineWriter{prefix: []byte(prefix), sink: sink, stderr: stderr, log: log, max: MaxLine}
+	return &lineWriter{prefix: []byte(diag.Printable(prefix)), sink: sink, stderr: stderr, log: log, max: MaxLine}
 }
 
 // Write takes any piece of the stream; only complete lines go out.
@@ -167,9 +140,10 @@ func (w *lineWriter) addLine(line []byte) {
 	}
 }
 
+// flush writes the log first: the log files never wait for the terminal.
 func (w *lineWriter) flush() {
-	w.sink.write(w.stderr, w.out)
 	w.log.write(w.raw)
+	w.sink.write(w.stderr, w.out)
 	if cap(w.out) > 1<<20 {
 		w.out, w.raw = nil, nil
 	}

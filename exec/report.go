@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/internal/shellquote"
 )
 
@@ -201,7 +202,8 @@ func (r *Report) Summary() string {
 	if r.LogDir != "" {
 		fmt.Fprintf(&b, "launch: logs in %s\n", shellquote.Quote(r.LogDir))
 	}
-	return b.String()
+	// Names from the config and workers' messages are printed escaped.
+	return diag.PrintableLines(b.String())
 }
 
 func (r *Report) firstSummary(b *strings.Builder) {

@@ -114,6 +114,21 @@ func (r *Report) MarshalJSON() ([]byte, error) {
 	return json.Marshal(j)
 }
 
+// CheckReportPath finds, before a launch starts, what would stop
+// WriteReport writing path at its end: a folder in the way, or a folder
+// it cannot create a file in (it creates one and removes it).
+func CheckReportPath(path string) error {
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return fmt.Errorf("%s is a folder, not a file", path)
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	f.Close()
+	return os.Remove(f.Name())
+}
+
 // WriteReport writes the report's JSON to path, atomically (a new file
 // renamed over it), so that a reader never sees half a report.
 func WriteReport(path string, r *Report) error {

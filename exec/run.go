@@ -102,7 +102,8 @@ func (r *run) startGuard(units []guardUnit, slurm *guardSlurm, translate func(gu
 	if err != nil {
 		return &Error{Code: ExitStart, Err: err}
 	}
-	spec := &guardSpec{ID: r.job.ID, Grace: r.opt.grace(), Logs: r.dir != nil && !r.noLogs, Units: units, Slurm: slurm}
+	spec := &guardSpec{ID: r.job.ID, Grace: r.opt.grace(), Logs: r.dir != nil && !r.noLogs, Units: units, Slurm: slurm,
+		Report: r.opt.Report, Backend: r.rep.Backend, LogDir: r.rep.LogDir, Containment: r.rep.Containment}
 	if r.cg != nil {
 		spec.Cgroup = r.cg.path
 	}
@@ -200,6 +201,13 @@ func (r *run) finish() {
 			r.sweepLost()
 		}
 		r.guard.wait()
+	}
+	if n := r.sink.close(); n > 0 {
+		where := "all in the log files"
+		if r.rep.LogDir == "" {
+			where = "the run keeps no logs"
+		}
+		r.notef("%d lines not shown on the terminal (it did not read them), %s", n, where)
 	}
 	if err := r.cg.remove(); err != nil {
 		r.notef("removing cgroup %s: %v", r.cg.path, err)

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/internal/hostlist"
 )
 
@@ -80,7 +81,7 @@ func (p *srunParser) line(l []byte) {
 		return
 	}
 	// srun's own line.
-	p.sink.write(p.stderr, append([]byte(p.component+": "), append(l, '\n')...))
+	p.sink.write(p.stderr, append([]byte(diag.Printable(p.component)+": "), append(l, '\n')...))
 	if !p.stderr {
 		return
 	}

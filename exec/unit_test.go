@@ -107,12 +107,14 @@ func TestLineWriter(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := &workerLog{f: logf, path: logf.Name()}
-	w := newLineWriter("a/1: ", &lineSink{out: out}, false, log)
+	sink := &lineSink{out: out}
+	w := newLineWriter("a/1: ", sink, false, log)
 	w.max = 8
 	for _, piece := range []string{"he", "llo\nwor", "ld\n\n", "0123456789abcdefXYZ", "\nlast"} {
 		_, _ = w.Write([]byte(piece))
 	}
 	w.Close()
+	sink.close()
 	want := "a/1: hello\na/1: world\na/1: \na/1: 01234567\na/1: 89abcdef\na/1: XYZ\na/1: last\n"
 	if out.String() != want || out.broken > 0 {
 		t.Errorf("got %q, want %q", out.String(), want)
@@ -179,6 +181,7 @@ func TestSrunParser(t *testing.T) {
 	for _, l := range feed {
 		p.line([]byte(l))
 	}
+	sink.close()
 	want := "actor/1: short\nactor/0: " + long + "\nactor/1: " + exact + "\n" +
 		"actor: srun: error: n2: tasks 0-1: Exited with exit code 3\nactor: srun: error: n1: task 1: Killed\n"
 	if out.String() != want {

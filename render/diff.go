@@ -137,7 +137,8 @@ func WriteDiffJSON(w io.Writer, d *model.PlanDiff, oldName, newName string) erro
 // component whose world size changed or that one plan lacks, the
 // unchanged workers as a count per component, and a summary line.
 func WriteDiffTable(w io.Writer, d *model.PlanDiff, oldName, newName string) error {
-	fmt.Fprintf(w, "old: %s\nnew: %s\n\n", oldName, newName)
+	printLine(w, "old: %s", oldName)
+	printLine(w, "new: %s\n", newName)
 	var rows [][]string
 	var sizes, unchanged []string
 	for i := range d.Components {
@@ -157,10 +158,10 @@ func WriteDiffTable(w io.Writer, d *model.PlanDiff, oldName, newName string) err
 		fmt.Fprintln(w)
 	}
 	for _, s := range sizes {
-		fmt.Fprintln(w, s)
+		printLine(w, "%s", s)
 	}
 	if len(unchanged) > 0 {
-		fmt.Fprintf(w, "unchanged: %s\n", strings.Join(unchanged, ", "))
+		printLine(w, "unchanged: %s", strings.Join(unchanged, ", "))
 	}
 	_, err := fmt.Fprintln(w, diffSummary(d))
 	return err

@@ -2,7 +2,6 @@ package render
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 )
@@ -18,41 +17,44 @@ func HTML(w io.Writer, in *Input, opt Options) error {
 	if err != nil {
 		return err
 	}
-	js, err := pic.pageData()
-	if err != nil {
-		return err
-	}
-	var b bytes.Buffer
+	out := newPageWriter(w)
+	b := &out.buf
 	b.WriteString("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n")
 	b.WriteString("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n")
 	b.WriteString("<title>" + esc(pic.title) + " · rlsolve plan</title>\n")
 	b.WriteString("<style>\n" + pageCSS + "</style>\n</head>\n<body>\n<main>\n<div id=\"pic\">\n")
-	pic.svgOpen(&b, pic.width, pic.top)
-	pic.header(&b)
+	pic.svgOpen(b, pic.width, pic.top)
+	pic.header(b)
 	b.WriteString("</svg>\n")
 	b.WriteString(`<div id="find"><label>Find a worker <input id="q" type="search" placeholder="component and rank: actor 37, rollout 4-7" autocomplete="off" spellcheck="false"></label> <span id="count"></span><ol id="results"></ol></div>` + "\n")
 	for ri := range pic.runs {
-		pic.htmlRun(&b, ri)
+		pic.htmlRun(out, ri)
 	}
 	b.WriteString("</div>\n<p class=\"hint\">Point at a cell or a line to see its workers: rank, node, devices, CUDA_VISIBLE_DEVICES and environment. Click to pin the details, Esc to close them. A row of several nodes expands when its label is clicked. One worker's variables as shell lines: <code>rlsolve plan FILE --output env --component C --rank R</code>.</p>\n</main>\n")
 	b.WriteString("<div id=\"tip\" role=\"tooltip\" hidden></div>\n")
 	b.WriteString("<script type=\"application/json\" id=\"plan-data\">")
-	b.Write(js)
+	if err := pic.pageData(out); err != nil {
+		return err
+	}
 	b.WriteString("</script>\n<script>\n" + pageJS + "</script>\n</body>\n</html>\n")
-	_, err = w.Write(b.Bytes())
-	return err
+	return out.close()
 }
 
 // htmlRun writes a run: its row, and for a collapsed run the rows of its
 // nodes, hidden until the label is clicked.
-func (pic *picture) htmlRun(b *bytes.Buffer, ri int) {
+func (pic *picture) htmlRun(out *pageWriter, ri int) {
+	b := &out.buf
 	r := &pic.runs[ri]
 	fmt.Fprintf(b, `<div class="run" data-first="%d" data-last="%d">`+"\n", r.first, r.last)
-	pic.htmlRow(b, &r.row, ri)
+	rw := pic.runRow(r, false)
+	pic.htmlRow(b, &rw, ri)
+	out.flush()
 	if r.collapsed() && pic.expandable() {
 		b.WriteString(`<div class="members" hidden>` + "\n")
 		for n := r.first; n <= r.last; n++ {
-			pic.htmlRow(b, &pic.rows[n], n-r.first)
+			mr := pic.memberRow(r, n)
+			pic.htmlRow(b, &mr, n-r.first)
+			out.flush()
 		}
 		b.WriteString("</div>\n")
 	}
@@ -63,48 +65,6 @@ func (pic *picture) htmlRow(b *bytes.Buffer, rw *row, ri int) {
 	pic.svgOpen(b, pic.width, rw.drawnHeight()+rowGap)
 	pic.row(b, rw, ri, false)
 	b.WriteString("</svg>\n")
-}
-
-// pageData is what the page's script reads: every worker, and each cell's
-// title and workers by cell id.
-func (pic *picture) pageData() ([]byte, error) {
-	type cellData struct {
-		Title   string `json:"title"`
-		Workers []int  `json:"workers"`
-		Memory  string `json:"memory,omitempty"`
-	}
-	data := struct {
-		Title      string     `json:"title"`
-		EnvOmitted bool       `json:"env_omitted"`
-		Workers    []worker   `json:"workers"`
-		Cells      []cellData `json:"cells"`
-	}{Title: pic.title, EnvOmitted: pic.envOmitted, Workers: pic.workers, Cells: make([]cellData, pic.cells)}
-	if pic.envOmitted {
-		for i := range data.Workers {
-			data.Workers[i].Env = nil
-		}
-	}
-	add := func(rw *row) {
-		for k := range rw.cells {
-			c := &rw.cells[k]
-			cd := cellData{Title: rw.lines[0] + " · " + c.label + " · " + rw.lines[1], Workers: []int{}, Memory: pic.cellMemoryText(rw, c)}
-			for _, e := range c.entries {
-				cd.Workers = append(cd.Workers, e.workers...)
-			}
-			data.Cells[c.id] = cd
-		}
-	}
-	for ri := range pic.runs {
-		r := &pic.runs[ri]
-		add(&r.row)
-		if r.collapsed() && pic.expandable() {
-			for n := r.first; n <= r.last; n++ {
-				add(&pic.rows[n])
-			}
-		}
-	}
-	// json.Marshal escapes <, > and &, so the data cannot end the script.
-	return json.Marshal(data)
 }
 
 const pageCSS = `body { margin: 0; background: #ffffff; color: #1f2328; font: 13px/1.4 system-ui, sans-serif; }

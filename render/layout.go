@@ -85,9 +85,13 @@ type worker struct {
 
 // entry is one component's workers on one cell.
 type entry struct {
-	comp    int
-	ranks   []int
+	comp  int
+	ranks []int
+	// workers are the workers' ids; total is how many the entry stands
+	// for: len(workers), or on a collapsed row the run's (workers then
+	// holds the first titledWorkers, or all of them for the page's data).
 	workers []int
+	total   int
 	// text is what the cell says, when not the component and its ranks
 	// (a collapsed row says the first and last node's).
 	text string
@@ -106,7 +110,7 @@ type cell struct {
 func (c *cell) workerCount() int {
 	n := 0
 	for _, e := range c.entries {
-		n += len(e.workers)
+		n += e.total
 	}
 	return n
 }
@@ -130,30 +134,38 @@ type row struct {
 	lanes  int
 	hidden int // spans not drawn (more than maxLanes lanes)
 	h      float64
+	right  float64 // the right edge of the last cell
+	// refs are the workers the row draws or titles, by id.
+	refs map[int]wref
 }
 
 type component struct {
 	name    string
 	color   string
 	summary string
-	// nodes are the nodes the component has workers on, ascending.
-	nodes   []int
+	// on marks the nodes the component has workers on.
+	on      []bool
 	workers int
 }
 
-// picture is everything drawn, computed once for the SVG and the HTML.
+// picture is what the SVG and the HTML draw: the first pass's layout
+// (the runs of rows, the width, the header) and the index the rows are
+// built from again while writing.
 type picture struct {
-	title      string
-	subtitle   string
-	comps      []component
-	workers    []worker
-	nodes      int
-	rows       []row // one per node
-	runs       []run // what is drawn: rows, and runs of identical rows
-	width      float64
-	top        float64 // the height of the title, legend and overview
-	envOmitted bool
-	cells      int // how many cells have ids
+	in       *Input
+	title    string
+	subtitle string
+	comps    []component
+	// workers counts the workers drawn (their ids are 0..workers-1).
+	workers       int
+	nodes         int
+	index         nodeIndex
+	anyNodeWorker bool
+	runs          []run // what is drawn: rows, and runs of identical rows
+	width         float64
+	top           float64 // the height of the title, legend and overview
+	envOmitted    bool
+	cells         int // how many cells have ids
 	// mem is the GPUs' memory, nil when not checked.
 	mem *memIndex
 }
@@ -164,7 +176,7 @@ func build(in *Input, opt Options) (*picture, error) {
 		return nil, errors.New("render: no plan to draw (the config has errors)")
 	}
 	c, plan := in.Cluster, in.Plan
-	pic := &picture{title: opt.Title, nodes: len(c.Nodes), mem: newMemIndex(in.Memory)}
+	pic := &picture{in: in, title: opt.Title, nodes: len(c.Nodes), mem: newMemIndex(in.Memory)}
 	if pic.title == "" {
 		pic.title = "rlsolve plan"
 	}
@@ -178,81 +190,66 @@ func build(in *Input, opt Options) (*picture, error) {
 	}
 	pic.subtitle = fmt.Sprintf("placement mode %s · %d node(s) · %d component(s) · %d worker(s)", mode, len(c.Nodes), len(plan.Components), total)
 	pic.envOmitted = total > maxEnvWorkers
-	rows := newRows(c, plan)
-	pic.placeWorkers(in, rows)
+	pic.anyNodeWorker = anyNodeWorker(plan)
+	pic.indexWorkers()
 	maxX := 0.0
-	for ri := range rows {
-		maxX = max(maxX, rows[ri].arrange())
-	}
-	pic.rows = rows
-	pic.group()
+	pic.group(func(rw *row) { maxX = max(maxX, rw.right) })
 	pic.width = max(maxX+margin, 640, overviewWidth())
 	pic.top = float64(margin) + 44 + float64(len(pic.comps))*legendLine + 8 + pic.overviewHeight() + pic.memoryHeight()
 	return pic, nil
 }
 
-// newRows makes each node's row and its device cells: GPUs, robots, and
-// a CPU cell where workers are placed per node.
-func newRows(c *model.Cluster, plan *model.Plan) []row {
-	anyNodeWorker := false
+// anyNodeWorker reports whether a worker is placed per node (no device):
+// then every row has a CPU cell.
+func anyNodeWorker(plan *model.Plan) bool {
 	for i := range plan.Components {
 		for _, p := range plan.Components[i].Placements.All() {
-			anyNodeWorker = anyNodeWorker || p.HardwareType == ""
-		}
-	}
-	rows := make([]row, len(c.Nodes))
-	for n := range c.Nodes {
-		rw := row{node: n, nodes: 1, lines: nodeLabel(c, n)}
-		for g := 0; g < c.Nodes[n].AccelCount; g++ {
-			rw.cells = append(rw.cells, cell{kind: kindGPU, label: "GPU " + strconv.Itoa(g), block: 0, gpu: g})
-		}
-		types := sortedKeys(c.Robots(n))
-		for ti, t := range types {
-			for k := 0; k < c.Robots(n)[t]; k++ {
-				rw.cells = append(rw.cells, cell{kind: kindRobot, label: t + " " + strconv.Itoa(k), block: 1 + ti})
+			if p.HardwareType == "" {
+				return true
 			}
 		}
-		if anyNodeWorker || len(rw.cells) == 0 {
-			rw.cells = append(rw.cells, cell{kind: kindCPU, label: "CPU", block: 1 + len(types)})
-		}
-		rows[n] = rw
 	}
-	return rows
+	return false
 }
 
-// placeWorkers puts every worker on its row's cells.
-func (pic *picture) placeWorkers(in *Input, rows []row) {
-	for ci := range in.Plan.Components {
-		cp := &in.Plan.Components[ci]
-		comp := component{name: cp.Name, color: paletteColor(ci), summary: componentSummary(cp), workers: cp.Placements.Len()}
-		onNode := map[int]bool{}
-		for pi, pl := range cp.Placements.All() {
-			p := &pl
-			n := p.ClusterNodeRank
-			if n < 0 || n >= len(rows) {
-				continue
-			}
-			onNode[n] = true
-			wi := len(pic.workers)
-			pic.workers = append(pic.workers, newWorker(in, cp, ci, pi))
-			rw := &rows[n]
+// nodeRow lays out node n's row: its device cells (GPUs, robots, and a CPU
+// cell where workers are placed per node), its workers on them, and the
+// lines of the workers holding several devices.
+func (pic *picture) nodeRow(n int) row {
+	c := pic.in.Cluster
+	rw := row{node: n, nodes: 1, lines: nodeLabel(c, n), refs: map[int]wref{}}
+	for g := 0; g < c.Nodes[n].AccelCount; g++ {
+		rw.cells = append(rw.cells, cell{kind: kindGPU, label: "GPU " + strconv.Itoa(g), block: 0, gpu: g})
+	}
+	types := sortedKeys(c.Robots(n))
+	for ti, t := range types {
+		for k := 0; k < c.Robots(n)[t]; k++ {
+			rw.cells = append(rw.cells, cell{kind: kindRobot, label: t + " " + strconv.Itoa(k), block: 1 + ti})
+		}
+	}
+	if pic.anyNodeWorker || len(rw.cells) == 0 {
+		rw.cells = append(rw.cells, cell{kind: kindCPU, label: "CPU", block: 1 + len(types)})
+	}
+	for _, r := range pic.index.on(n) {
+		cp := &pic.in.Plan.Components[r.ci]
+		for pi := int(r.from); pi < int(r.to); pi++ {
+			pl := cp.Placements.At(pi)
+			wi := int(r.id) + pi - int(r.from)
+			rw.refs[wi] = wref{ci: int(r.ci), pi: pi}
 			seen := map[int]bool{}
-			for _, k := range rw.cellsOf(p) {
+			for _, k := range rw.cellsOf(&pl) {
 				if !seen[k] {
 					seen[k] = true
-					addEntry(&rw.cells[k], ci, p.Rank, wi)
+					addEntry(&rw.cells[k], int(r.ci), pl.Rank, wi)
 				}
 			}
 			if len(seen) > 1 {
 				rw.spans = append(rw.spans, span{worker: wi})
 			}
 		}
-		for n := range onNode {
-			comp.nodes = append(comp.nodes, n)
-		}
-		sort.Ints(comp.nodes)
-		pic.comps = append(pic.comps, comp)
 	}
+	rw.right = rw.arrange()
+	return rw
 }
 
 // cellsOf are the cells a worker holds, added when the inventory does not
@@ -371,10 +368,11 @@ func addEntry(c *cell, comp, rank, w int) {
 		if c.entries[i].comp == comp {
 			c.entries[i].ranks = append(c.entries[i].ranks, rank)
 			c.entries[i].workers = append(c.entries[i].workers, w)
+			c.entries[i].total++
 			return
 		}
 	}
-	c.entries = append(c.entries, entry{comp: comp, ranks: []int{rank}, workers: []int{w}})
+	c.entries = append(c.entries, entry{comp: comp, ranks: []int{rank}, workers: []int{w}, total: 1})
 }
 
 func newWorker(in *Input, cp *model.ComponentPlan, ci, pi int) worker {

@@ -94,6 +94,9 @@ func (rd *docReader) document() (*Document, error) {
 	if len(bytes.TrimSpace(rd.data)) == 0 {
 		return nil, rd.errorAt(0, 1, "the file is empty, not a plan document")
 	}
+	if at := invalidUTF8(rd.data); at >= 0 {
+		return nil, rd.errorAt(at, 1, "invalid UTF-8 (byte 0x%02x): a plan document is UTF-8 text", rd.data[at])
+	}
 	var d Document
 	err := json.Unmarshal(rd.data, &d)
 	var se *json.SyntaxError
@@ -103,6 +106,11 @@ func (rd *docReader) document() (*Document, error) {
 	// The version first: another version's shape gives other errors.
 	if d.FormatVersion != diag.FormatVersion {
 		return nil, rd.versionError()
+	}
+	if err == nil {
+		if de := rd.scanDocument(); de != nil {
+			return nil, de
+		}
 	}
 	var te *json.UnmarshalTypeError
 	if errors.As(err, &te) {

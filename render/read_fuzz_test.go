@@ -18,6 +18,11 @@ func FuzzReadPlanDocument(f *testing.F) {
 	f.Add([]byte(`{"format_version": "1", "components": {"a": {"world_size": 1, "placements": [{"rank": 1}]}}, "component_order": ["a"]}`))
 	f.Add([]byte(`{"format_version": "2"}`))
 	f.Add([]byte("[1, {\"x\": \"\\u00e9\"}]"))
+	// What encoding/json lets through and the reader refuses: a key twice,
+	// NUL, a record without its node or with a null one.
+	f.Add([]byte(`{"format_version": "1", "components": {"a": {}, "a": {}}, "component_order": ["a"]}`))
+	f.Add([]byte(`{"format_version": "1", "placement_mode": "\u0000", "components": {}, "component_order": []}`))
+	f.Add([]byte(`{"format_version": "1", "components": {"a": {"world_size": 1, "placements": [{"rank": 0, "cluster_node_rank": null}]}}, "component_order": ["a"]}`))
 	in := pipeline.CheckBytes("train.yaml", []byte("cluster:\n  num_nodes: 2\n  component_placement:\n    actor: 0-7\n    rollout: 8-15:0-3\n"),
 		pipeline.Options{GPUsPerNode: 8}).RenderInput()
 	if in == nil {

@@ -149,6 +149,17 @@ func TestReadPlanDocumentErrors(t *testing.T) {
 		{"world size", edit(`"world_size": 2,`, `"world_size": 3,`), 7, 21, "actor's world_size is 3, but it lists 2 placements"},
 		{"ranks out of order", edit(`{"rank": 1,`, `{"rank": 2,`), 13, 18, "actor's placement 1 has rank 2"},
 		{"negative node", edit(`"rank": 1, "cluster_node_rank": 0`, `"rank": 1, "cluster_node_rank": -1`), 13, 42, "actor/1: cluster_node_rank -1 is negative"},
+		{"node missing", edit(`"rank": 1, "cluster_node_rank": 0, `, `"rank": 1, `), 13, 9, "actor/1: the placement has no cluster_node_rank"},
+		{"node null", edit(`"rank": 1, "cluster_node_rank": 0`, `"rank": 1, "cluster_node_rank": null`), 13, 42, "actor/1: cluster_node_rank is null: it must be a whole number"},
+		{"rank null", edit(`{"rank": 1,`, `{"rank": null,`), 13, 18, "actor/1: rank is null"},
+		{"NUL escaped", edit(`"RANK": "1"`, `"RANK": "1\u0000"`), 13, 123, "a NUL character"},
+		{"NUL in a key", edit(`"RANK": "1"`, `"RA\u0000NK": "1"`), 13, 116, "a NUL character"},
+		{"invalid UTF-8", edit(`"HYBRID"`, "\"HYB\xffRID\""), 3, 25, "invalid UTF-8 (byte 0xff)"},
+		{"component twice", edit("    }\n  },", "    },\n    \"actor\": {}\n  },"), 16, 5, `component "actor" is listed twice`},
+		{"field twice", edit(`{"rank": 1,`, `{"rank": 1, "rank": 1,`), 13, 21, `key "rank" is listed twice`},
+		{"field twice, another case", edit(`{"rank": 1,`, `{"rank": 1, "RANK": 1,`), 13, 21, `key "RANK" is listed twice`},
+		{"env var twice", edit(`"env": {"RANK": "1"}`, `"env": {"RANK": "1", "RANK": "2"}`), 13, 126, `key "RANK" is listed twice`},
+		{"escaped key twice", edit(`{"rank": 1,`, `{"rank": 1, "r\u0061nk": 1,`), 13, 21, `key "rank" is listed twice`},
 		{"negative device", edit(`"local_hardware_ranks": [1]`, `"local_hardware_ranks": [-1]`), 13, 70, "actor/1: local hardware rank -1 is negative"},
 	}
 	for _, tt := range tests {
@@ -222,5 +233,18 @@ func BenchmarkReadAndDiff(b *testing.B) {
 		if d := model.DiffPlans(r, r); d.Moved != 0 {
 			b.Fatal("a plan moved against itself")
 		}
+	}
+}
+
+// TestReadPlanDocumentMapKeys: an environment's variables are names, told
+// apart by case (PATH and Path are two), unlike a record's fields.
+func TestReadPlanDocumentMapKeys(t *testing.T) {
+	doc := strings.Replace(smallDoc, `"env": {"RANK": "1"}`, `"env": {"RANK": "1", "rank": "2"}`, 1)
+	d, err := render.ReadPlanDocument(strings.NewReader(doc), "plan.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := d.Records().Components[0].Workers[1].Env; env["RANK"] != "1" || env["rank"] != "2" {
+		t.Errorf("env %v", env)
 	}
 }

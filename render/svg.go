@@ -15,10 +15,9 @@ func SVG(w io.Writer, in *Input, opt Options) error {
 	if err != nil {
 		return err
 	}
-	var b bytes.Buffer
-	pic.svg(&b)
-	_, err = w.Write(b.Bytes())
-	return err
+	out := newPageWriter(w)
+	pic.svg(out)
+	return out.close()
 }
 
 const (
@@ -37,21 +36,24 @@ const (
 	ovTextChars = 53
 )
 
-// svg draws the whole picture: the header, then every run's row.
-func (pic *picture) svg(b *bytes.Buffer) {
+// svg draws the whole picture: the header, then every run's row, each
+// built again and written before the next.
+func (pic *picture) svg(out *pageWriter) {
+	b := &out.buf
 	y := pic.top
 	for ri := range pic.runs {
-		y += pic.runs[ri].row.drawnHeight() + rowGap
+		y += pic.runs[ri].drawnHeight() + rowGap
 	}
 	pic.svgOpen(b, pic.width, y+margin)
 	pic.header(b)
 	y = pic.top
 	for ri := range pic.runs {
-		rw := &pic.runs[ri].row
+		rw := pic.runRow(&pic.runs[ri], false)
 		fmt.Fprintf(b, `<g transform="translate(0,%s)">`+"\n", num(y))
-		pic.row(b, rw, ri, true)
+		pic.row(b, &rw, ri, true)
 		b.WriteString("</g>\n")
 		y += rw.drawnHeight() + rowGap
+		out.flush()
 	}
 	b.WriteString("</svg>\n")
 }
@@ -96,7 +98,7 @@ func (pic *picture) overview(b *bytes.Buffer, y float64) {
 	fmt.Fprintf(b, `<g class="overview"><rect x="%d" y="%s" width="%s" height="%s" rx="5" fill="#f6f8fa" stroke="#d0d7de"/>`+"\n",
 		margin, num(y), num(pic.width-2*margin), num(h))
 	fmt.Fprintf(b, `<text x="%d" y="%s"><tspan font-weight="bold">Overview · %d node(s)</tspan>`, margin+8, num(y+15), pic.nodes)
-	if len(pic.runs) < len(pic.rows) {
+	if len(pic.runs) < pic.nodes {
 		fmt.Fprintf(b, `<tspan fill="%s"> · %d rows below: identical consecutive nodes are one row</tspan>`, mutedColor, len(pic.runs))
 	}
 	b.WriteString("</text>\n")
@@ -105,13 +107,14 @@ func (pic *picture) overview(b *bytes.Buffer, y float64) {
 	for i := range pic.comps {
 		c := &pic.comps[i]
 		ly := y + ovHeadH + float64(i)*legendLine
+		nodes := c.nodeList()
 		fmt.Fprintf(b, `<g class="ov-line" data-comp="%d"><text x="%d" y="%s" font-weight="bold">%s</text>`, i, margin+8, num(ly+10), esc(fit(c.name, 17)))
 		fmt.Fprintf(b, `<rect x="%s" y="%s" width="%d" height="12" fill="#ffffff" stroke="#d0d7de"/>`, num(x0), num(ly), ovStripW)
-		for _, s := range segments(c.nodes) {
+		for _, s := range segments(nodes) {
 			fmt.Fprintf(b, `<rect class="ov-seg" data-node="%d" x="%s" y="%s" width="%s" height="12" fill="%s"/>`,
 				s[0], num(x0+float64(s[0])*scale), num(ly), num(max(float64(s[1]-s[0]+1)*scale, 1)), c.color)
 		}
-		fmt.Fprintf(b, `<text x="%s" y="%s" fill="%s">%s</text></g>`+"\n", num(x0+ovStripW+10), num(ly+10), mutedColor, esc(fit(pic.nodeRanges(c), ovTextChars)))
+		fmt.Fprintf(b, `<text x="%s" y="%s" fill="%s">%s</text></g>`+"\n", num(x0+ovStripW+10), num(ly+10), mutedColor, esc(fit(pic.nodeRanges(c, nodes), ovTextChars)))
 	}
 	b.WriteString("</g>\n")
 }
@@ -209,7 +212,9 @@ func (pic *picture) cell(b *bytes.Buffer, rw *row, c *cell, cy, ch float64, titl
 // devices, in lanes from height y.
 func (pic *picture) spans(b *bytes.Buffer, rw *row, y float64, titles bool) {
 	for _, s := range rw.spans {
-		w := &pic.workers[s.worker]
+		ref := rw.refs[s.worker]
+		wk := pic.worker(ref)
+		w := &wk
 		col := pic.comps[w.comp].color
 		ly := y + float64(s.lane)*laneH + laneH - 4
 		x0 := rw.cells[s.first].x + cellW/2
@@ -244,11 +249,12 @@ func (pic *picture) cellTitle(rw *row, c *cell) string {
 	shown := 0
 	for _, e := range c.entries {
 		for _, wi := range e.workers {
-			if shown == 16 {
+			if shown == titledWorkers {
 				fmt.Fprintf(&s, "\n… %d more", c.workerCount()-shown)
 				return s.String()
 			}
-			w := &pic.workers[wi]
+			wk := pic.worker(rw.refs[wi])
+			w := &wk
 			fmt.Fprintf(&s, "\n%s rank %d: %s, %s=%s", w.Component, w.Rank, w.Devices, w.VisKey, visText(w))
 			shown++
 		}

@@ -21,7 +21,7 @@ func WriteTable(w io.Writer, in *Input) error {
 	fmt.Fprintf(w, "placement mode: %s\n", orNone(string(in.Plan.Mode)))
 	for ci := range in.Plan.Components {
 		cp := &in.Plan.Components[ci]
-		fmt.Fprintf(w, "\n%s: %d worker(s), %s placement on node group(s) %s\n", cp.Name, cp.Placements.Len(), cp.Strategy.Kind, strings.Join(cp.NodeGroups, ","))
+		printLine(w, "\n%s: %d worker(s), %s placement on node group(s) %s", cp.Name, cp.Placements.Len(), cp.Strategy.Kind, strings.Join(cp.NodeGroups, ","))
 		if cp.RankMapWorldSize != cp.Placements.Len() {
 			fmt.Fprintf(w, "  (RLinf's get_world_size reports %d)\n", cp.RankMapWorldSize)
 		}

@@ -16,7 +16,7 @@ func writeMemoryTable(w io.Writer, m *Memory) error {
 	if m == nil {
 		return nil
 	}
-	fmt.Fprintf(w, "\nGPU memory: %s from the %s, %s; GiB per GPU in each phase\n", m.Model, m.Source, m.Profile)
+	printLine(w, "\nGPU memory: %s from the %s, %s; GiB per GPU in each phase", m.Model, m.Source, m.Profile)
 	if len(m.Groups) == 0 {
 		fmt.Fprintln(w, "  (no GPU with a known capacity holds a component)")
 		return nil
@@ -44,10 +44,10 @@ func writeMemoryTable(w io.Writer, m *Memory) error {
 	for i := range m.Groups {
 		g := &m.Groups[i]
 		for _, e := range g.Engines {
-			fmt.Fprintf(w, "  %s: %s\n", g.Label, engineText(e))
+			printLine(w, "  %s: %s", g.Label, engineText(e))
 		}
 		for _, n := range distinct(g.Notes) {
-			fmt.Fprintf(w, "  %s: %s\n", g.Label, n)
+			printLine(w, "  %s: %s", g.Label, n)
 		}
 	}
 	return nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"syscall"
 	"time"
@@ -33,6 +34,9 @@ type launchFlags struct {
 	jobID         string
 	gres          string
 	shim          string
+	// reportBad: --report names a file that cannot be written (said
+	// before anything started; not tried again at the end).
+	reportBad bool
 }
 
 func newLaunch() *cobra.Command {
@@ -72,7 +76,13 @@ that failed first (128+N for signal N), or 128+N when signal N interrupted
 the launch. Launch's own failures have their own range: 121 invalid config,
 122 usage error, 123 could not start, 124 lost control of the run, 125
 internal error; a worker whose own status is in 120-125 makes launch exit
-120. --report FILE writes how every worker ended as JSON.`,
+120. --report FILE writes how every worker ended as JSON (a FILE that cannot
+be written is refused before anything starts; should launch be killed, the
+guardian that outlives it writes the report, outcome lost).
+
+A console that stops reading (| less, Ctrl-S) never holds the workers or
+their logs up: after two seconds without progress, lines are left out of the
+terminal (only), and the summary says how many.`,
 		Example: `  rlsolve launch train.yaml --run actor='python train_actor.py --lr 1e-4' --run rollout='python rollout.py'
   rlsolve launch train.yaml --component actor -- torchrun_wrapper.sh --config cfg.yaml
   rlsolve launch train.yaml --run '*=python worker.py' --log-dir logs --report launch.json
@@ -127,7 +137,7 @@ func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
 		rep.Err = rlexec.Errorf(ee.code, "%s", msg)
 		err = ee
 	}
-	if f.report != "" {
+	if f.report != "" && !f.reportBad {
 		if werr := rlexec.WriteReport(f.report, rep); werr != nil {
 			fmt.Fprintf(os.Stderr, "rlsolve: launch: %v\n", werr)
 		}
@@ -163,6 +173,12 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	if err != nil {
 		return nil, err
 	}
+	if f.report != "" {
+		if err := rlexec.CheckReportPath(f.report); err != nil {
+			f.reportBad = true
+			return nil, usageErrorf("launch: --report: %v; nothing started", err)
+		}
+	}
 	// The same check as `rlsolve check`; launch refuses what it rejects.
 	inv, bad := f.in.loadInventory()
 	if bad != nil {
@@ -180,7 +196,9 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	note := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "launch: note: "+format+"\n", a...) }
+	note := func(format string, a ...any) {
+		fmt.Fprintf(os.Stderr, "launch: note: %s\n", diag.Printable(fmt.Sprintf(format, a...)))
+	}
 	if len(skipped) > 0 {
 		note("not launching %s (no program given)", strings.Join(skipped, ", "))
 	}
@@ -209,8 +227,12 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP, syscall.SIGQUIT, syscall.SIGPIPE)
 	defer signal.Stop(sigs)
+	report := f.report
+	if report != "" {
+		report, _ = filepath.Abs(report) // checked above; the guardian writes it should launch be killed
+	}
 	rep, err := launcher.Launch(context.Background(), job, rlexec.Options{
-		Stdout: os.Stdout, Stderr: os.Stderr, LogDir: logDir, Grace: f.grace, Signals: sigs, Notef: note})
+		Stdout: os.Stdout, Stderr: os.Stderr, LogDir: logDir, Grace: f.grace, Signals: sigs, Notef: note, Report: report})
 	if err != nil {
 		code := rlexec.ExitInternal
 		var le *rlexec.Error

@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+
+	"github.com/rlsolve/rlsolve/diag"
 )
 
 // Exit codes (design.md): 0 ok, 1 invalid config or no feasible placement,
@@ -50,12 +52,12 @@ func run(args []string) (code int) {
 	var ee *exitError
 	if errors.As(err, &ee) {
 		if ee.msg != "" {
-			fmt.Fprintln(os.Stderr, "rlsolve: "+ee.msg)
+			fmt.Fprintln(os.Stderr, "rlsolve: "+diag.PrintableLines(ee.msg))
 		}
 		return ee.code
 	}
 	// cobra's own errors are usage errors (unknown flag, wrong arguments).
-	fmt.Fprintln(os.Stderr, "rlsolve: "+err.Error())
+	fmt.Fprintln(os.Stderr, "rlsolve: "+diag.PrintableLines(err.Error()))
 	fmt.Fprintln(os.Stderr, "Run 'rlsolve --help' for usage.")
 	return exitUsage
 }

@@ -6,7 +6,10 @@ import (
 	"errors"
 	"io"
 	"os"
+	"path/filepath"
+	"strings"
 
+	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
@@ -58,17 +61,9 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 // diffSide reads one plan of a diff: a plan document, or a config checked
 // and planned; name is how messages call it.
 func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.PlanRecords, error) {
-	if r, closeFile := openPlanDocument(file); r != nil {
+	if r, closeFile, _ := openPlanDocument(file); r != nil {
 		defer closeFile()
-		doc, err := render.ReadPlanDocument(r, name)
-		var de *render.DocumentError
-		if errors.As(err, &de) {
-			return nil, report(model.Diagnostics{de.Diagnostic()}, in.sources(), name, 0, exitInvalid)
-		}
-		if err != nil {
-			return nil, err
-		}
-		return doc.Records(), nil
+		return readPlanRecords(r, name, in.sources())
 	}
 	o, so := pipeline.Check(file, "", opt)
 	input, err := planned(in, o, so, in.sources(), false)
@@ -82,26 +77,44 @@ func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.P
 	return doc.Records(), nil
 }
 
+// readPlanRecords reads a plan document's workers. A document that
+// cannot be read is RLS-E0130, exit 1, whether --diff or --from reads it.
+func readPlanRecords(r io.Reader, name string, src diag.Sources) (*model.PlanRecords, error) {
+	doc, err := render.ReadPlanDocument(r, name)
+	var de *render.DocumentError
+	if errors.As(err, &de) {
+		return nil, report(model.Diagnostics{de.Diagnostic()}, src, name, 0, exitInvalid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return doc.Records(), nil
+}
+
 // openPlanDocument opens file when it holds a plan document: "-"
-// (standard input), or a file whose text starts with '{', as JSON does and
-// RLinf's YAML configs do not. It returns nil for anything else, a file
-// that cannot be opened included (the config reader reports that).
-func openPlanDocument(file string) (io.Reader, func()) {
+// (standard input), a file named *.json, or one whose text starts with '{'
+// or '[', as JSON does and RLinf's YAML configs do not; --diff and --from
+// decide alike, so that they read the same bad document the same way. It returns nil for anything else, a file
+// that cannot be opened included (with its error).
+func openPlanDocument(file string) (io.Reader, func(), error) {
 	if file == "-" {
-		return os.Stdin, func() {}
+		return os.Stdin, func() {}, nil
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, nil
+		return nil, nil, err
 	}
 	r := bufio.NewReader(f)
+	if strings.EqualFold(filepath.Ext(file), ".json") {
+		return r, func() { f.Close() }, nil
+	}
 	head, _ := r.Peek(4096)
 	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	if len(head) == 0 || head[0] != '{' {
+	if len(head) == 0 || head[0] != '{' && head[0] != '[' {
 		f.Close()
-		return nil, nil
+		return nil, nil, nil
 	}
-	return r, func() { f.Close() }
+	return r, func() { f.Close() }, nil
 }
 
 // completeDiffArgs completes plan's arguments under --diff: two plans,

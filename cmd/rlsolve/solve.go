@@ -2,7 +2,6 @@ package main
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -150,23 +149,19 @@ func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, 
 
 // previous reads --from: the plan whose workers keep stays close to.
 func (f *solveFlags) previous() (*model.PlanRecords, error) {
-	r, closeFile := openPlanDocument(f.from)
-	if r == nil {
-		if _, err := os.Stat(f.from); err != nil {
-			return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--from: %v", err)}
-		}
-		return nil, usageErrorf("--from %s is not a plan document (rlsolve plan --output json writes one)", f.from)
-	}
-	defer closeFile()
-	doc, err := render.ReadPlanDocument(r, f.from)
-	var de *render.DocumentError
-	if errors.As(err, &de) {
-		return nil, report(model.Diagnostics{de.Diagnostic()}, f.in.sources(), f.from, 0, exitInvalid)
-	}
+	r, closeFile, err := openPlanDocument(f.from)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--from: %v", err)}
 	}
-	return doc.Records(), nil
+	if r == nil {
+		return nil, usageErrorf("--from %s is not a plan document (rlsolve plan --output json writes one)", f.from)
+	}
+	defer closeFile()
+	name := f.from
+	if name == "-" {
+		name = "<stdin>" // as --diff calls it
+	}
+	return readPlanRecords(r, name, f.in.sources())
 }
 
 func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {

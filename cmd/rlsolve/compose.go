@@ -73,5 +73,6 @@ func composeFile(file string, in *inputFlags) error {
 	}
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false) // <stdin> and <command line> as they are
 	return enc.Encode(out)
 }

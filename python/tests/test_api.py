@@ -142,3 +142,9 @@ def test_python_m_passes_the_exit_status(rlsolve_module, code, config):
     proc = subprocess.run([sys.executable, "-m", "rlsolve", "check", "train.yaml", "--inventory", "inventory.yaml"],
                           cwd=d, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     assert proc.returncode == code, proc.stderr
+
+
+def test_hydra_source_outside_an_app(rlsolve_module):
+    # Outside @hydra.main there is no file to point at: check_cluster(cfg,
+    # **hydra_source()) is check_cluster(cfg).
+    assert rlsolve_module.hydra_source() == {}

@@ -42,9 +42,11 @@ def require_hydra():
 
 
 def example_cases():
-    """(id, directory, config file, overrides) of every RLinf example."""
-    for cfg in sorted((ROOT / "examples").glob("*/train.yaml")):
-        yield "examples/%s" % cfg.parent.name, cfg.parent, cfg.name, []
+    """(id, directory, config file, overrides) of every RLinf example (a
+    train.yaml, or the primary configs of an entry point's config/)."""
+    examples = ROOT / "examples"
+    for cfg in sorted(examples.glob("*/train.yaml")) + sorted(examples.glob("*/config/*.yaml")):
+        yield str(cfg.relative_to(ROOT)), cfg.parent, cfg.name, []
 
 
 def txtar(path):

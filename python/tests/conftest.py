@@ -47,3 +47,14 @@ def rlsolve_module():
     except FileNotFoundError as e:
         pytest.skip(str(e))
     return rlsolve
+
+
+def require_hydra():
+    """Skips a test that needs hydra-core where it is missing, saying why;
+    with RLSOLVE_REQUIRE_HYDRA set (CI) that is a failure instead."""
+    try:
+        import hydra  # noqa: F401
+    except ImportError:
+        if os.environ.get("RLSOLVE_REQUIRE_HYDRA"):
+            pytest.fail("RLSOLVE_REQUIRE_HYDRA is set but hydra-core is not importable")
+        pytest.skip("hydra-core is not installed (pip install hydra-core omegaconf; CI sets RLSOLVE_REQUIRE_HYDRA=1)")

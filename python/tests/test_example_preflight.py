@@ -6,15 +6,13 @@ import os
 import subprocess
 import sys
 
-import pytest
-
-from conftest import ROOT
+from conftest import ROOT, require_hydra
 
 EXAMPLE = ROOT / "examples" / "rlinf-preflight"
 
 
 def run(rlsolve_module, *overrides):
-    pytest.importorskip("hydra", reason="hydra-core is not installed (pip install hydra-core)")
+    require_hydra()
     env = dict(os.environ)
     env["PYTHONPATH"] = os.path.dirname(os.path.dirname(rlsolve_module.__file__))
     return subprocess.run([sys.executable, "-W", "ignore", "main_grpo.py"] + list(overrides), cwd=EXAMPLE, env=env,

@@ -9,16 +9,12 @@ that a failure (CI).
 """
 
 import json
-import os
 import pathlib
 import re
 import shlex
-import shutil
 import subprocess
 
-import pytest
-
-from conftest import ROOT
+from conftest import ROOT, require_hydra
 
 try:
     import hydra
@@ -35,14 +31,6 @@ OWN_REFUSALS = ("error[RLS-E0101]",)
 # check's and plan's flags that take a value (the judge drops them).
 VALUE_FLAGS = {"--inventory", "--gpus-per-node", "--output", "-o", "--mode", "--allow", "--deny", "--slime",
                "--solver-budget", "--max-conflicts", "--model-config", "--mem-profile", "--component", "--rank"}
-
-
-def require_hydra():
-    if hydra is not None:
-        return
-    if os.environ.get("RLSOLVE_REQUIRE_HYDRA"):
-        pytest.fail("RLSOLVE_REQUIRE_HYDRA is set but hydra-core is not importable")
-    pytest.skip("hydra-core is not installed (pip install hydra-core omegaconf; CI sets RLSOLVE_REQUIRE_HYDRA=1)")
 
 
 def example_cases():

@@ -107,6 +107,9 @@ func toJSON(ds []model.Diagnostic) []JSONDiagnostic {
 	return out
 }
 
+// Range is a span in the documents' form (nil when nothing is known).
+func Range(sp model.Span) *JSONRange { return jsonRange(sp, "") }
+
 // jsonRange returns nil when nothing is known of sp. A known span without a
 // file is taken to be in defaultFile, the primary span's file.
 func jsonRange(sp model.Span, defaultFile string) *JSONRange {

@@ -1,6 +1,7 @@
 package grammar
 
 import (
+	"encoding/json"
 	"io/fs"
 	"path/filepath"
 	"strings"
@@ -98,6 +99,21 @@ func FuzzCompose(f *testing.F) {
 		}
 		if cfg != nil && cfg.NumNodes < 0 {
 			t.Fatalf("num_nodes %d", cfg.NumNodes)
+		}
+		// compose's document: always JSON, every value placed in a file
+		// composition read or on the command line.
+		c, _ := ComposeValues("train.yaml", []byte(primary), opt)
+		if c == nil {
+			return
+		}
+		if _, err := json.Marshal(c.Config); err != nil {
+			t.Fatalf("composed values: %v", err)
+		}
+		for _, p := range c.Paths {
+			f := c.Spans[p].File
+			if _, ok := files[filepath.ToSlash(f)]; !ok && f != OverrideSource && f != "" {
+				t.Fatalf("%s placed in %q", p, f)
+			}
 		}
 	})
 }

@@ -25,6 +25,12 @@ func version() string {
 	return "devel"
 }
 
+// releaseVersion and releaseRevision are set by the linker where the build
+// records no module version or VCS revision: scripts/wheel.sh passes the
+// wheel's version and the commit (-X main.releaseVersion=...), since a
+// wheel's binary is built with -trimpath outside any module proxy.
+var releaseVersion, releaseRevision string
+
 // buildVersion reads the build info: the module version ("" for a build
 // from a checkout), the VCS revision and time, and whether the tree had
 // changes.
@@ -41,6 +47,12 @@ func buildVersion(bi *debug.BuildInfo) (v, rev, at string, modified bool) {
 		case "vcs.modified":
 			modified = s.Value == "true"
 		}
+	}
+	if v == "" {
+		v = releaseVersion
+	}
+	if rev == "" {
+		rev = releaseRevision
 	}
 	return v, rev, at, modified
 }

@@ -34,3 +34,19 @@ func TestVersionLine(t *testing.T) {
 		}
 	}
 }
+
+// A wheel's binary records neither a module version nor a revision; the
+// linker's values stand in for them, and the build's own win.
+func TestVersionFromLinker(t *testing.T) {
+	defer func(v, r string) { releaseVersion, releaseRevision = v, r }(releaseVersion, releaseRevision)
+	releaseVersion, releaseRevision = "0.0.0.dev208", "fedcba9876543210"
+	bi := &debug.BuildInfo{GoVersion: "go1.26", Main: debug.Module{Path: "github.com/rlsolve/rlsolve", Version: "(devel)"}}
+	if got, want := versionLine(bi), "rlsolve github.com/rlsolve/rlsolve 0.0.0.dev208 (revision fedcba9876543210), go1.26"; got != want {
+		t.Errorf("versionLine = %q, want %q", got, want)
+	}
+	bi.Main.Version = "v1.2.0"
+	bi.Settings = []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}}
+	if got, want := versionLine(bi), "rlsolve github.com/rlsolve/rlsolve v1.2.0 (revision abc), go1.26"; got != want {
+		t.Errorf("versionLine = %q, want %q", got, want)
+	}
+}

@@ -22,6 +22,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${RAY_TEST_BASE:-/tmp/rlsolve-ray}
 venv=${RLSOLVE_VENV:-$root/.ci/venv}
+py=$venv/bin/python
 timeout=${RAY_TEST_TIMEOUT:-240}
 name=${RAY_TEST_NAME:-rlsray}
 net=${RAY_TEST_NET:-10.77.0}
@@ -140,12 +141,21 @@ can_private() {
   unshare --mount --propagation private true 2>/dev/null
 }
 
-# alive prints how many nodes the State API reports ALIVE (0 while the
-# dashboard is not up yet).
+# nodes prints the State API's nodes, one "IP STATE head|- GPUS" line
+# each. The venv's Python asks, so the script needs no curl.
+nodes() { # url
+  "$py" - "$1" <<'PY'
+import json, sys, urllib.request
+with urllib.request.urlopen(sys.argv[1] + "/api/v0/nodes?limit=100", timeout=5) as r:
+    for n in json.load(r)["data"]["result"]["result"]:
+        gpus = n.get("resources_total", {}).get("GPU", 0)
+        print(n["node_ip"], n["state"], "head" if n.get("is_head_node") else "-", gpus)
+PY
+}
+
+# alive prints how many nodes are ALIVE (0 while the dashboard is not up).
 alive() {
-  curl -fsS --max-time 5 "$1/api/v0/nodes?limit=100" 2>/dev/null |
-    "$venv/bin/python" -c 'import json,sys; print(sum(n.get("state")=="ALIVE" for n in json.load(sys.stdin)["data"]["result"]["result"]))' 2>/dev/null ||
-    echo 0
+  { nodes "$1" 2>/dev/null || true; } | awk '$2 == "ALIVE"' | wc -l
 }
 
 start() {
@@ -213,10 +223,7 @@ status() {
   # shellcheck disable=SC1091
   . "$base/env"
   echo "mode $RLSOLVE_RAY_MODE, $RLSOLVE_RAY_ADDRESS"
-  curl -fsS --max-time 5 "$RLSOLVE_RAY_ADDRESS/api/v0/nodes?limit=100" |
-    "$venv/bin/python" -c 'import json,sys
-for n in json.load(sys.stdin)["data"]["result"]["result"]:
-    print(n["node_ip"], n["state"], "head" if n.get("is_head_node") else "", n["resources_total"].get("GPU"))'
+  py=$RLSOLVE_RAY_PYTHON nodes "$RLSOLVE_RAY_ADDRESS"
 }
 
 # members prints the live processes of the sessions start made (Ray's

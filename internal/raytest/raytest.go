@@ -5,6 +5,7 @@ package raytest
 
 import (
 	"fmt"
+	"hash/fnv"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -40,7 +41,7 @@ func Require(tb testing.TB) Cluster {
 	tb.Helper()
 	c, missing := lookup(os.Getenv, reachable)
 	if missing == "" {
-		testlock.Hold(tb, "rlsolve-ray-tests")
+		testlock.Hold(tb, lockName(c.Address))
 		return c
 	}
 	msg := "no Ray test cluster (" + missing + "): " + howToStart
@@ -81,6 +82,14 @@ func lookup(getenv func(string) string, probe func(string) error) (Cluster, stri
 		return c, fmt.Sprintf("RLSOLVE_RAY_ADDRESS=%s does not answer: %v", c.Address, err)
 	}
 	return c, ""
+}
+
+// lockName names the lock of the cluster at address: tests on two clusters
+// on one machine need not wait for each other.
+func lockName(address string) string {
+	h := fnv.New32a()
+	h.Write([]byte(address))
+	return fmt.Sprintf("rlsolve-ray-tests-%08x", h.Sum32())
 }
 
 // reachable asks the dashboard its version, the cheapest request it has.

@@ -104,3 +104,11 @@ func write(t *testing.T, path, content string) {
 		t.Fatal(err)
 	}
 }
+
+// One lock per cluster: the same address shares it, another does not.
+func TestLockName(t *testing.T) {
+	a, b := lockName("http://10.77.0.10:8265"), lockName("http://10.79.0.10:8265")
+	if a != lockName("http://10.77.0.10:8265") || a == b || !strings.HasPrefix(a, "rlsolve-ray-tests-") {
+		t.Fatalf("lock names %q and %q", a, b)
+	}
+}

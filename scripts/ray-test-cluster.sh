@@ -3,17 +3,17 @@
 # the Ray tests (recipe: ../shared/spec/ray.md section 5). Each node is its
 # own `ray start --block` in its own network namespace, so every raylet has
 # its own IP; without namespaces (not root, no `ip netns`) the nodes get
-# loopback addresses (127.0.0.9-100) and ports of their own instead. Needs the venv of
-# scripts/python-venv.sh (or RLSOLVE_VENV pointing at one with ray).
+# loopback addresses (127.0.0.9-100) and ports of their own instead. Needs
+# the venv of scripts/python-venv.sh (or RLSOLVE_VENV naming one with ray).
+# docs/test-clusters.md says more.
 #
 #   scripts/ray-test-cluster.sh start    # prints the exports the tests read
 #   scripts/ray-test-cluster.sh status   # the nodes as the State API sees them
 #   scripts/ray-test-cluster.sh stop     # kills what start started; idempotent
 #
 # In both modes the IPs end in .10 .9 .100 .11, so that string order
-# (.10 .100 .11 .9), numeric order
-# (.9 .10 .11 .100) and RLINF_NODE_RANK order (.10 .11 .9 .100) all differ:
-# a test that sorts the wrong way sees it. Everything lives under
+# (.10 .100 .11 .9), numeric order (.9 .10 .11 .100) and RLINF_NODE_RANK
+# order (.10 .11 .9 .100) all differ: a test that sorts the wrong way sees it. Everything lives under
 # $RAY_TEST_BASE (default /tmp/rlsolve-ray); the namespaces and the bridge are
 # named after $RAY_TEST_NAME (default rlsray) in $RAY_TEST_NET.0/24 (default
 # 10.77.0): a second cluster on the machine needs all three of its own.
@@ -254,12 +254,15 @@ stop_quiet() {
     # Whatever is left, and anything a node started while stopping.
     for p in $procs $(members "${sids[@]}"); do kill -KILL "$p" 2>/dev/null || true; done
   fi
-  # Anything still inside one of our namespaces was started by us.
-  for k in 0 1 2 3; do
-    [ -e "/run/netns/$name-n$k" ] || continue
-    for pg in $(ip netns pids "$name-n$k" 2>/dev/null); do kill -KILL "$pg" 2>/dev/null || true; done
-  done
-  if [ "$(cat "$base/mode" 2>/dev/null)" = netns ]; then teardown_netns; fi
+  # Anything still inside one of our namespaces was started by us (ours:
+  # this base's start made them; another base may use the same names).
+  if [ "$(cat "$base/mode" 2>/dev/null)" = netns ]; then
+    for k in 0 1 2 3; do
+      [ -e "/run/netns/$name-n$k" ] || continue
+      for pg in $(ip netns pids "$name-n$k" 2>/dev/null); do kill -KILL "$pg" 2>/dev/null || true; done
+    done
+    teardown_netns
+  fi
   rm -f "$base/pgids" "$base/env" "$base/nodes" "$base/mode" "$base/private"
 }
 

@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -192,5 +193,29 @@ func TestBodyLimit(t *testing.T) {
 	_, err := c.JobLogs(context.Background(), "big")
 	if err == nil || !strings.Contains(err.Error(), "rlsolve reads no more") {
 		t.Errorf("a huge answer: %v", err)
+	}
+}
+
+// Entrypoint runs the given Python, or finds the supervisor's (a shell
+// test: a fake /proc is not possible, so check the shape).
+func TestEntrypoint(t *testing.T) {
+	if got := Entrypoint("/v/bin/python", "probe.py", "a b"); got != "/v/bin/python probe.py 'a b'" {
+		t.Errorf("given python: %s", got)
+	}
+	got := Entrypoint("", "probe.py")
+	if !strings.HasSuffix(got, `exec "$py" probe.py`) || !strings.Contains(got, "/proc/$PPID/maps") || !strings.Contains(got, "py=python3") {
+		t.Errorf("found python: %s", got)
+	}
+}
+
+// Outside a Ray job (no _raylet.so in the parent's memory map), the found
+// Python is python3 from PATH.
+func TestEntrypointFallback(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 on PATH")
+	}
+	out, err := exec.Command("sh", "-c", Entrypoint("", "-c", "print('from python')")).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "from python" {
+		t.Errorf("%s: %v", out, err)
 	}
 }

@@ -1,6 +1,7 @@
 package raycli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -84,6 +85,9 @@ func (c *Client) statusError(op string, status int, body []byte) *Error {
 			e.Hint = "the token from " + c.tokenFrom + " was refused; set RAY_AUTH_TOKEN to the cluster's token (`ray get-auth-token` on the head node prints it)"
 		}
 	case http.StatusNotFound:
+		if bytes.Contains(body, []byte("does not exist")) {
+			break // Ray's own answer: the job or package is not there
+		}
 		e.Hint = "is " + c.hostPort() + " a Ray dashboard of version " + MinVersion + " or later?"
 	case http.StatusInternalServerError:
 		e.Hint = "the dashboard failed; its log is dashboard.log under the head node's /tmp/ray/session_latest/logs"

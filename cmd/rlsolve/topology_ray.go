@@ -154,7 +154,7 @@ func loadInventoryArg(cmd *cobra.Command, arg string) (*model.Inventory, *pipeli
 	live, err := discoverRay(cmd, arg, rayLiveFlags{timeout: time.Minute}, false)
 	if err != nil {
 		return nil, &pipeline.Outcome{File: arg, IOError: true, Diagnostics: model.Diagnostics{{
-			Code: model.CodeFileRead, Severity: model.SeverityError, Primary: model.Span{File: arg}, Summary: err.Error()}}}
+			Severity: model.SeverityError, Primary: model.Span{File: arg}, Summary: err.Error()}}}
 	}
 	return live.Inventory, nil
 }

@@ -222,4 +222,3 @@ func TestProbePython(t *testing.T) {
 		}
 	}
 }
-

@@ -74,7 +74,7 @@ scontrol, a bad dump).`,
 				}
 			}
 			if n != 1 {
-				return usageErrorf("give exactly one of --nvml, --slurm or --ray FILE (or use 'rlsolve topology merge FILE...')")
+				return usageErrorf("give exactly one of --nvml, --slurm or --ray URL|FILE (or use 'rlsolve topology merge FILE...')")
 			}
 			if f.partition != "" && !f.slurm {
 				return usageErrorf("--partition goes with --slurm")

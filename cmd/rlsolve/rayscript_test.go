@@ -8,7 +8,9 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"testing"
 
+	"github.com/rlsolve/rlsolve/internal/raytest"
 	"github.com/rogpeppe/go-internal/testscript"
 )
 
@@ -51,4 +53,24 @@ func cmdRayDashboard(ts *testscript.TestScript, neg bool, args []string) {
 	}))
 	ts.Defer(srv.Close)
 	ts.Setenv("RAY", srv.URL)
+}
+
+// TestScriptRay runs the scripts of testdata/ray against the Ray test
+// cluster (scripts/ray-test-cluster.sh), at $RAY (and $RAYHOSTPORT for the
+// ray:// form), with $NODES nodes; skipped without one.
+func TestScriptRay(t *testing.T) {
+	cl := raytest.Require(t)
+	testscript.Run(t, testscript.Params{
+		Dir:                 "testdata/ray",
+		RequireExplicitExec: true,
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("NO_COLOR", "1")
+			env.Setenv("RAY", cl.Address)
+			env.Setenv("RAYHOSTPORT", strings.TrimPrefix(cl.Address, "http://"))
+			env.Setenv("NODES", strconv.Itoa(cl.Nodes))
+			env.Setenv("MORE", strconv.Itoa(cl.Nodes+1))
+			return nil
+		},
+		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": cmdExits},
+	})
 }

@@ -53,7 +53,7 @@ func TestImportRayLive(t *testing.T) {
 		{"no probe: numeric IP order (D13)", nil,
 			"0=10.77.0.9 1=10.77.0.10 2=10.77.0.11 3=10.77.0.100", []string{"left out node 10.77.0.12", "RLinf would order these nodes differently"}, ""},
 		{"the probe's ranks", map[string]RayFacts{"n0": withRank(fake, "0"), "n1": withRank(fake, "2"), "n2": withRank(fake, " 3"), "n3": withRank(fake, "1")},
-			"0=10.77.0.10 1=10.77.0.11 2=10.77.0.9 3=10.77.0.100", []string{"10.77.0.10: NVML is unavailable (libnvidia-ml.so.1", "would see none", "10.77.0.9", "10.77.0.100", "10.77.0.11", "left out"}, ""},
+			"0=10.77.0.10 1=10.77.0.11 2=10.77.0.9 3=10.77.0.100", []string{"NVML is unavailable on 10.77.0.10, 10.77.0.9, 10.77.0.100, 10.77.0.11 (libnvidia-ml.so.1", "would see none there", "left out"}, ""},
 		{"NVML agrees, model from NVML", map[string]RayFacts{"n0": nvml(2, "NVIDIA H100"), "n1": nvml(2, "NVIDIA H100"), "n2": nvml(2, "NVIDIA H100"), "n3": nvml(2, "NVIDIA H100")},
 			"0=10.77.0.9 1=10.77.0.10 2=10.77.0.11 3=10.77.0.100", []string{"left out", "RLinf would order"}, ""},
 		{"NVML disagrees", map[string]RayFacts{"n0": nvml(8, ""), "n1": nvml(2, ""), "n2": nvml(2, ""), "n3": nvml(2, "")},

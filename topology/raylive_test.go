@@ -94,6 +94,9 @@ func TestImportRayLive(t *testing.T) {
 			}
 			rest = rest[i+len(w):]
 		}
+		if want := strings.HasPrefix(tc.name, "the probe's ranks"); inv != nil && inv.RLinfRanks != want {
+			t.Errorf("%s: RLinfRanks %v", tc.name, inv.RLinfRanks)
+		}
 		if tc.name == "NVML disagrees" && !strings.Contains(codes(ds), "warning:"+model.WarnRayGPUsNVML) {
 			t.Errorf("%s: %s", tc.name, codes(ds))
 		}

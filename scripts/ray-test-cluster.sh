@@ -3,28 +3,35 @@
 # the Ray tests (recipe: ../shared/spec/ray.md section 5). Each node is its
 # own `ray start --block` in its own network namespace, so every raylet has
 # its own IP; without namespaces (not root, no `ip netns`) the nodes get
-# 127.0.0.2-5 and ports of their own instead. Needs the venv of
+# loopback addresses (127.0.0.9-100) and ports of their own instead. Needs the venv of
 # scripts/python-venv.sh (or RLSOLVE_VENV pointing at one with ray).
 #
 #   scripts/ray-test-cluster.sh start    # prints the exports the tests read
 #   scripts/ray-test-cluster.sh status   # the nodes as the State API sees them
 #   scripts/ray-test-cluster.sh stop     # kills what start started; idempotent
 #
-# The IPs are chosen so that string order (.10 .100 .11 .9), numeric order
+# In both modes the IPs end in .10 .9 .100 .11, so that string order
+# (.10 .100 .11 .9), numeric order
 # (.9 .10 .11 .100) and RLINF_NODE_RANK order (.10 .11 .9 .100) all differ:
 # a test that sorts the wrong way sees it. Everything lives under
 # $RAY_TEST_BASE (default /tmp/rlsolve-ray); the namespaces and the bridge are
-# named rlsray-*, so stop never touches anything it did not make.
+# named after $RAY_TEST_NAME (default rlsray) in $RAY_TEST_NET.0/24 (default
+# 10.77.0): a second cluster on the machine needs all three of its own.
+# stop never touches a process or an interface that start did not make.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${RAY_TEST_BASE:-/tmp/rlsolve-ray}
 venv=${RLSOLVE_VENV:-$root/.ci/venv}
 timeout=${RAY_TEST_TIMEOUT:-240}
-bridge=rlsray0
-bridge_ip=10.77.0.1
+name=${RAY_TEST_NAME:-rlsray}
+net=${RAY_TEST_NET:-10.77.0}
+# Interface names hold 15 bytes: NAME plus "h3" must fit.
+[[ $name =~ ^[a-z][a-z0-9]{0,7}$ ]] || { echo "RAY_TEST_NAME=$name: 1-8 of a-z0-9, a letter first" >&2; exit 2; }
+[[ $net =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || { echo "RAY_TEST_NET=$net: the first three numbers of a /24" >&2; exit 2; }
+bridge=${name}0
 # node k: its namespace address and its RLINF_NODE_RANK; node 0 is the head.
-net_ips=(10.77.0.10 10.77.0.9 10.77.0.100 10.77.0.11)
-lo_ips=(127.0.0.2 127.0.0.3 127.0.0.5 127.0.0.4)
+net_ips=("$net.10" "$net.9" "$net.100" "$net.11")
+lo_ips=(127.0.0.10 127.0.0.9 127.0.0.100 127.0.0.11)
 ranks=(0 2 3 1)
 # Loopback mode shares the host's ports with other Rays: the head's GCS and
 # dashboard, and each node's block of ports, sit far above the 6000-9000
@@ -48,34 +55,39 @@ running() {
 can_netns() {
   [ "${RAY_TEST_MODE:-}" = loopback ] && return 1
   [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v nsenter >/dev/null || return 1
-  ip netns add rlsray-probe 2>/dev/null || return 1
-  ip netns del rlsray-probe
+  ip netns add "$name-probe" 2>/dev/null || return 1
+  ip netns del "$name-probe"
 }
 
 setup_netns() {
+  # Names already taken belong to another cluster: refuse, touch nothing.
+  if ip link show "$bridge" >/dev/null 2>&1; then
+    say "interface $bridge exists: another test cluster? (RAY_TEST_NAME and RAY_TEST_NET choose others)"
+    exit 1
+  fi
+  echo netns >"$base/mode"
   ip link add "$bridge" type bridge
-  ip addr add "$bridge_ip/24" dev "$bridge"
+  ip addr add "$net.1/24" dev "$bridge"
   ip link set "$bridge" up
   local k
   for k in 0 1 2 3; do
-    ip netns add "rlsray-n$k"
-    ip link add "rlsrayh$k" type veth peer name "rlsrayp$k"
-    ip link set "rlsrayp$k" netns "rlsray-n$k"
-    ip link set "rlsrayh$k" master "$bridge" up
-    nsenter --net="/run/netns/rlsray-n$k" sh -c "
+    ip netns add "$name-n$k"
+    ip link add "${name}h$k" type veth peer name "${name}p$k"
+    ip link set "${name}p$k" netns "$name-n$k"
+    ip link set "${name}h$k" master "$bridge" up
+    nsenter --net="/run/netns/$name-n$k" sh -c "
       ip link set lo up &&
-      ip link set rlsrayp$k name eth0 &&
+      ip link set ${name}p$k name eth0 &&
       ip addr add ${net_ips[$k]}/24 dev eth0 &&
       ip link set eth0 up"
   done
-  echo netns >"$base/mode"
 }
 
 teardown_netns() {
   local k
   for k in 0 1 2 3; do
-    ip link del "rlsrayh$k" 2>/dev/null || true
-    ip netns del "rlsray-n$k" 2>/dev/null || true
+    ip link del "${name}h$k" 2>/dev/null || true
+    ip netns del "$name-n$k" 2>/dev/null || true
   done
   ip link del "$bridge" 2>/dev/null || true
 }
@@ -89,7 +101,7 @@ node_args() {
   fi
   local p=$((lo_port_base + 100 * k))
   if [ "$k" = 0 ]; then
-    echo "--head --port $lo_gcs --dashboard-host $ip --dashboard-port $lo_dash --ray-client-server-port $((p + 90)) --dashboard-grpc-port $((p + 91))"
+    echo "--head --port $lo_gcs --dashboard-host $ip --dashboard-port $lo_dash --ray-client-server-port $((p + 90))"
   else
     echo "--address $head:$lo_gcs"
   fi
@@ -107,7 +119,7 @@ node_args() {
 # directory bound over the temp dir.
 start_node() {
   local k=$1 mode=$2 ip=$3 head=$4 enter=()
-  [ "$mode" = netns ] && enter=(nsenter "--net=/run/netns/rlsray-n$k")
+  [ "$mode" = netns ] && enter=(nsenter "--net=/run/netns/$name-n$k")
   mkdir -p "$base/n$k"
   if [ "$(cat "$base/private" 2>/dev/null)" = yes ]; then
     enter+=(unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$base/n$k" "$base/t")
@@ -220,19 +232,27 @@ stop_quiet() {
   fi
   if [ ${#sids[@]} -gt 0 ]; then
     # SIGTERM first: `ray start --block` then stops its node's processes.
-    for p in $(members "${sids[@]}"); do kill -TERM "$p" 2>/dev/null || true; done
+    # One scan of the process table, then waiting on those pids: a scan
+    # takes seconds on a machine with thousands of processes.
+    local procs left
+    procs=$(members "${sids[@]}")
+    for p in $procs; do kill -TERM "$p" 2>/dev/null || true; done
     for _ in $(seq 1 50); do
-      [ -z "$(members "${sids[@]}")" ] && break
+      left=""
+      for p in $procs; do [ -d "/proc/$p" ] && ! grep -q '^State:.Z' "/proc/$p/status" 2>/dev/null && left="$left $p"; done
+      procs=$left
+      [ -z "$procs" ] && break
       sleep 0.2
     done
-    for p in $(members "${sids[@]}"); do kill -KILL "$p" 2>/dev/null || true; done
+    # Whatever is left, and anything a node started while stopping.
+    for p in $procs $(members "${sids[@]}"); do kill -KILL "$p" 2>/dev/null || true; done
   fi
   # Anything still inside one of our namespaces was started by us.
   for k in 0 1 2 3; do
-    [ -e "/run/netns/rlsray-n$k" ] || continue
-    for pg in $(ip netns pids "rlsray-n$k" 2>/dev/null); do kill -KILL "$pg" 2>/dev/null || true; done
+    [ -e "/run/netns/$name-n$k" ] || continue
+    for pg in $(ip netns pids "$name-n$k" 2>/dev/null); do kill -KILL "$pg" 2>/dev/null || true; done
   done
-  if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then teardown_netns; fi
+  if [ "$(cat "$base/mode" 2>/dev/null)" = netns ]; then teardown_netns; fi
   rm -f "$base/pgids" "$base/env" "$base/nodes" "$base/mode" "$base/private"
 }
 

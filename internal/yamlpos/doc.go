@@ -210,7 +210,7 @@ func (d *Doc) parse(file string, data []byte, what string) (*yaml.Node, *Source)
 		return nil, src
 	}
 	top := root.Content[0]
-	if !d.checkSize(top, src) {
+	if !d.checkSize(top, src) || !d.checkPyYAML(src, data, top) {
 		return nil, src
 	}
 	return top, src

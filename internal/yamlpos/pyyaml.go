@@ -163,7 +163,7 @@ func (d *Doc) checkNodes(src *Source, n *yaml.Node, depth int) bool {
 		if n.Tag == "!!set" || n.Tag == "!!timestamp" {
 			why = "PyYAML builds a Python set or date from it, which OmegaConf refuses (not a supported primitive type)"
 		}
-		d.Errorf(model.CodeYAMLSyntax, spanIn(src, n), "tag", "the tag %s is not one RLinf's YAML loader reads", n.Tag).Why = why
+		d.Errorf(model.CodeYAMLSyntax, tagSpan(src, n), "tag", "the tag %s is not one RLinf's YAML loader reads", n.Tag).Why = why
 		return false
 	}
 	for i, c := range n.Content {
@@ -175,6 +175,27 @@ func (d *Doc) checkNodes(src *Source, n *yaml.Node, depth int) bool {
 		}
 	}
 	return true
+}
+
+// tagSpan is the span of a node's tag: yaml.v3 places the node at its
+// properties, the anchor first when it has one.
+func tagSpan(src *Source, n *yaml.Node) model.Span {
+	s := model.Span{File: src.Name, Line: n.Line, Col: src.byteColumn(n.Line, n.Column)}
+	s.EndLine, s.EndCol = s.Line, s.Col+1
+	if n.Line < 1 || n.Line > len(src.lines) || s.Col > len(src.lines[n.Line-1]) {
+		return s
+	}
+	line := src.lines[n.Line-1]
+	i := s.Col - 1
+	if j := bytes.IndexByte(line[i:], '!'); j >= 0 {
+		i += j
+	}
+	end := i
+	for end < len(line) && bytes.IndexByte([]byte(" \t,[]{}"), line[end]) < 0 {
+		end++
+	}
+	s.Col, s.EndCol = i+1, max(end+1, i+2)
+	return s
 }
 
 // checkKey refuses a key holding an invisible format character.

@@ -47,6 +47,10 @@ func spanIn(src *Source, n *yaml.Node) model.Span {
 	if start < 0 || start > len(line) {
 		return s
 	}
+	// yaml.v3 places a node at its properties (`&anchor !tag value`): the
+	// value starts after them (a plain scalar cannot start with & or !).
+	start = skipProperties(line, start)
+	col = start + 1
 	off := 0
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 		off = 1
@@ -60,6 +64,21 @@ func spanIn(src *Source, n *yaml.Node) model.Span {
 		}
 	}
 	return s
+}
+
+// skipProperties returns the offset past the anchors and tags that start
+// at i, and the blanks after them; a property ends at a blank or a flow
+// indicator.
+func skipProperties(line []byte, i int) int {
+	for i < len(line) && (line[i] == '&' || line[i] == '!') {
+		for i < len(line) && bytes.IndexByte([]byte(" \t,[]{}"), line[i]) < 0 {
+			i++
+		}
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+	}
+	return i
 }
 
 // byteColumn turns yaml.v3's column (characters, from 1) into a byte

@@ -33,7 +33,11 @@ func (d *Doc) Span(n *yaml.Node) model.Span {
 
 // spanIn is the span of n in src, without following a mapping to its
 // first key.
-func spanIn(src *Source, n *yaml.Node) model.Span {
+func spanIn(src *Source, n *yaml.Node) model.Span { return spanOf(src, n, false) }
+
+// spanOf is spanIn; with bare, a scalar's span starts after its anchor and
+// tag, where yaml.v3 places the node.
+func spanOf(src *Source, n *yaml.Node, bare bool) model.Span {
 	if n == nil || n.Line == 0 {
 		return model.Span{File: src.Name}
 	}
@@ -47,10 +51,10 @@ func spanIn(src *Source, n *yaml.Node) model.Span {
 	if start < 0 || start > len(line) {
 		return s
 	}
-	// yaml.v3 places a node at its properties (`&anchor !tag value`): the
-	// value starts after them (a plain scalar cannot start with & or !).
-	start = skipProperties(line, start)
-	col = start + 1
+	if bare { // a plain scalar cannot start with & or !
+		start = skipProperties(line, start)
+		col = start + 1
+	}
 	off := 0
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
 		off = 1
@@ -127,6 +131,21 @@ func (d *Doc) flowSpan(n *yaml.Node, s model.Span) model.Span {
 func (d *Doc) TokenSpan(n *yaml.Node) model.Span {
 	s := d.Span(n)
 	if n != nil && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && s.EndCol-s.Col == len(n.Value) {
+		s.Col--
+		s.EndCol++
+	}
+	return s
+}
+
+// BareTokenSpan is TokenSpan without the anchor and tag written before a
+// scalar (yaml.v3 places a node at them): the key's own characters, for a
+// key that an edit or a check must find as written.
+func (d *Doc) BareTokenSpan(n *yaml.Node) model.Span {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return d.TokenSpan(n)
+	}
+	s := spanOf(d.source(n), n, true)
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && s.EndCol-s.Col == len(n.Value) {
 		s.Col--
 		s.EndCol++
 	}

@@ -211,6 +211,9 @@ func (w *writer) merge(old, src *yaml.Node) *yaml.Node {
 		return w.d.mergeNodes(old, src)
 	}
 	dd := w.own(old)
+	// As mergeNodes builds it: a block mapping (a flow requirement merged
+	// with the command line's keys is no longer one piece of the file).
+	dd.Style, dd.Tag = 0, "!!map"
 	x := w.owned[dd]
 	for _, e := range w.d.Mapping(src) {
 		i, ok := x.pos[e.Key]

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 )
 
@@ -31,9 +32,9 @@ func (c *composer) admit(t *tree) bool {
 		return true
 	}
 	c.stopped = true
-	c.d.Errorf(model.CodeLimit, t.node.span, "composed config over the limit",
-		"the defaults lists compose more than %d configs", c.composedLimit()).Why =
-		"each defaults entry composes its config again wherever it is listed, so configs that list the same config twice double the composition with every level"
+	diag := yamlpos.Limit{What: "the configs the defaults lists compose", Max: c.composedLimit(), Unit: " configs"}.Diagnostic(t.node.span, "composed config over the limit")
+	diag.Why = "each defaults entry composes its config again wherever it is listed, so configs that list the same config twice double the composition with every level"
+	c.d.Record(nil, diag)
 	return false
 }
 

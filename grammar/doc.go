@@ -19,18 +19,9 @@ type doc struct {
 // file cannot be used at all.
 func parseDoc(file string, data []byte, lim Limits) *doc {
 	d := &doc{Doc: yamlpos.Parse(file, data, lim.yaml()), limits: lim}
-	if d.Root != nil && isNull(d.Root) {
-		// `---`, `~`, `null`, `--- null`: OmegaConf reads an empty config,
-		// which has nothing rlsolve could check, for every command alike.
-		at := d.Span(d.Root)
-		if d.Root.Value == "" { // an implicit null: the document's first line
-			at = model.Span{File: file, Line: 1, Col: 1, EndLine: 1, EndCol: 2}
-		}
-		d.Errorf(model.CodeYAMLSyntax, at, "an empty document",
-			"%s holds an empty YAML document (null): it configures nothing", file).Help =
-			[]model.Fix{{Message: "write the config's sections, or pass the file that has them"}}
-		d.Root = nil
-	}
+	// `---`, `~`, `null`, `--- null`: OmegaConf reads an empty config,
+	// which has nothing rlsolve could check, for every command alike.
+	d.RefuseEmpty()
 	return d
 }
 

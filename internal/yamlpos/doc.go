@@ -216,6 +216,23 @@ func (d *Doc) parse(file string, data []byte, what string) (*yaml.Node, *Source)
 	return top, src
 }
 
+// RefuseEmpty makes a document that is only a null (`---`, `~`, `null`,
+// `--- null`) an error at its null, or at line 1 when the null is implicit:
+// a config or an inventory so written configures nothing.
+func (d *Doc) RefuseEmpty() {
+	n := d.Root
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != "!!null" || Quoted(n) {
+		return
+	}
+	at := d.Span(n)
+	if n.Value == "" {
+		at = model.Span{File: d.main.Name, Line: 1, Col: 1, EndLine: 1, EndCol: 2}
+	}
+	d.Errorf(model.CodeYAMLSyntax, at, "an empty document", "%s holds an empty YAML document (null): it configures nothing", d.main.Name).Help =
+		[]model.Fix{{Message: "write the config's sections, or pass the file that has them"}}
+	d.Root = nil
+}
+
 // nodeLimit words the node limit truthfully: aliases are blamed only
 // when the document has some.
 func nodeLimit(file string, aliases bool, max int) Limit {

@@ -171,6 +171,10 @@ func (c *composer) expand(t *tree, isRoot bool, depth int) {
 		return
 	}
 	l, found := c.repo.load(node.configPath(), node.span)
+	if !found && c.repo.full() {
+		c.stopped = true // the file limit, reported once: not a missing file
+		return
+	}
 	if !found {
 		if node.optional {
 			node.deleted = true

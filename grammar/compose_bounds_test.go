@@ -71,3 +71,19 @@ func TestComposeCycleNamed(t *testing.T) {
 		t.Errorf("cycle reported at %s, want b.yaml:3", d.Primary)
 	}
 }
+
+// Past the limit on config files, composition stops with the limit said
+// once: the files it did not read are not reported missing (each was, one
+// error per override, 2,976 for 2,000 overrides).
+func TestComposeFileLimitOnce(t *testing.T) {
+	files := map[string]string{"train.yaml": "defaults:\n  - _self_\n" + cluster1}
+	var args []string
+	for i := 0; i < 530; i++ {
+		files[fmt.Sprintf("g%d/a.yaml", i)] = fmt.Sprintf("v%d: 1\n", i)
+		args = append(args, fmt.Sprintf("+g%d=a", i))
+	}
+	d := compose(t, tree(t, files), args...)
+	if d.Root != nil || len(d.Diags) != 1 || d.Diags[0].Code != model.CodeLimit {
+		t.Fatalf("530 group configs: want the file limit once, got:%s", diagText(d.Diags))
+	}
+}

@@ -109,7 +109,7 @@ func scanLine(data []byte, i int, quote byte) (next int, open byte, bad, header 
 			header = headerRest(data, i+1)
 		}
 	}
-	return nextLine(data, i), quote, false, header
+	return nextLine(data, min(i, len(data))), quote, false, header // an escape may end the text
 }
 
 func tokenStart(data []byte, i int) bool {

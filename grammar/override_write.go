@@ -76,29 +76,44 @@ func (w *writer) slot(n *yaml.Node, part string) (int, bool) {
 	return i, ok
 }
 
-// get finds the value at a dotted path (a number indexes a list), owning
-// the containers on the way so that the next override finds them indexed.
+// get finds the value at a dotted path (a number indexes a list). It
+// changes nothing: an owned container is read through its index, another
+// as written (an override that fails leaves the config as it was).
 func (w *writer) get(parts []string) (*yaml.Node, bool) {
-	n := w.own(w.d.Root)
-	w.d.Root = n
-	for j, p := range parts {
-		if _, ok := w.owned[n]; !ok || n == nil {
+	n := w.d.Root
+	for _, p := range parts {
+		n = yamlpos.Deref(n)
+		switch {
+		case n == nil:
+			return nil, false
+		case w.isOwned(n):
+			i, ok := w.slot(n, p)
+			if !ok {
+				return nil, false
+			}
+			n = n.Content[i]
+		case n.Kind == yaml.MappingNode:
+			e, ok := yamlpos.Lookup(w.d.Mapping(n), p)
+			if !ok {
+				return nil, false
+			}
+			n = e.V
+		case n.Kind == yaml.SequenceNode:
+			i, err := strconv.Atoi(p)
+			if err != nil || i < 0 || i >= len(n.Content) {
+				return nil, false
+			}
+			n = n.Content[i]
+		default:
 			return nil, false
 		}
-		i, ok := w.slot(n, p)
-		if !ok {
-			return nil, false
-		}
-		v := n.Content[i]
-		if j == len(parts)-1 {
-			return v, true
-		}
-		if c := w.own(v); c != yamlpos.Deref(v) {
-			n.Content[i] = c
-		}
-		n = yamlpos.Deref(n.Content[i])
 	}
 	return n, true
+}
+
+func (w *writer) isOwned(n *yaml.Node) bool {
+	_, ok := w.owned[n]
+	return ok
 }
 
 // update replaces the value at parts by set(old). With create, missing

@@ -57,7 +57,12 @@ var explanations = []Explanation{
 		Title: "invalid YAML",
 		Text: "The file is not valid YAML, so nothing in it can be checked. RLinf loads configs " +
 			"through Hydra/OmegaConf (PyYAML), which rejects it too. Common causes are an unclosed " +
-			"quote, a tab in the indentation, or a key indented inconsistently.",
+			"quote, a tab in the indentation, or a key indented inconsistently. PyYAML also refuses " +
+			"what other YAML readers accept: a tab anywhere outside quotes, comments and block text " +
+			"(`key:<tab>value`), and a tag it has no constructor for (`!foo`, `!!set`, `!!timestamp`). " +
+			"rlsolve refuses as well a key holding an invisible character such as U+FEFF, which PyYAML " +
+			"keeps in the key (a new component that looks like another), and a file that is only an " +
+			"empty document (`---`, `~`, `null`), which configures nothing.",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
@@ -141,7 +146,8 @@ var explanations = []Explanation{
 	{
 		Code:  model.CodeLimit,
 		Title: "input limit exceeded",
-		Text: "rlsolve bounds the size of what it reads (file size, nesting depth, how many ranks a range " +
+		Text: "rlsolve bounds the size of what it reads (file size, nesting depth, a file's YAML tokens " +
+			"and values, the configs a Hydra defaults tree composes, how many ranks a range " +
 			"expands to, and the like) so that a mistaken or hostile config cannot make a check run for " +
 			"minutes or exhaust memory. RLinf has no such limits, but a config this large is almost " +
 			"certainly a typo, such as extra digits in a rank range.",

@@ -51,6 +51,9 @@ type composer struct {
 	d    *doc
 	repo *repo
 	ov   *overrides
+	// composed counts the tree's nodes; stopped is set past the limit.
+	composed int
+	stopped  bool
 }
 
 // tree is a defaults tree node: an entry and, when its config has a
@@ -136,6 +139,9 @@ func composeFailed(ds model.Diagnostics) bool {
 // in the list (or deeper in a later subtree) wins.
 func (c *composer) expand(t *tree, isRoot bool, depth int) {
 	node := t.node
+	if !c.admit(t) {
+		return
+	}
 	if depth > maxDefaultsDepth {
 		c.d.Errorf(model.CodeDefaultsConflict, node.span, "nested too deeply",
 			"the defaults lists nest more than %d levels (does a config name itself?)", maxDefaultsDepth)
@@ -161,7 +167,14 @@ func (c *composer) expand(t *tree, isRoot bool, depth int) {
 		c.ov.missing(node)
 		return
 	}
+	if c.cycle(t) {
+		return
+	}
 	l, found := c.repo.load(node.configPath(), node.span)
+	if !found && c.repo.full() {
+		c.stopped = true // the file limit, reported once: not a missing file
+		return
+	}
 	if !found {
 		if node.optional {
 			node.deleted = true
@@ -225,7 +238,7 @@ func (c *composer) child(parent *tree, h *hydraDefault, depth int) []*tree {
 		nodes = []*hydraDefault{h}
 	}
 	var out []*tree
-	for i := len(nodes) - 1; i >= 0; i-- {
+	for i := len(nodes) - 1; i >= 0 && !c.stopped; i-- {
 		t := &tree{node: nodes[i], parent: parent}
 		c.expand(t, false, depth+1)
 		t.leaf = t.children == nil

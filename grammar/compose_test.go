@@ -177,7 +177,7 @@ func TestComposeErrors(t *testing.T) {
 		{"defaults not a list", map[string]string{"train.yaml": "defaults:\n  model: a\n" + cluster1},
 			nil, model.CodeDefaultsEntry, "train.yaml", 2, "must be a list"},
 		{"config names itself", map[string]string{"train.yaml": "defaults:\n  - train\n" + cluster1},
-			nil, model.CodeDefaultsConflict, "train.yaml", 2, "nest more than"},
+			nil, model.CodeDefaultsConflict, "train.yaml", 2, "form a cycle: train -> train (train.yaml:2)"},
 		{"command-line group not chosen", map[string]string{"train.yaml": cluster1, "model/a.yaml": "x: 1\n"},
 			[]string{"model=a"}, model.CodeOverride, grammar.OverrideSource, 1, "does not choose it"},
 	} {

@@ -18,7 +18,11 @@ type doc struct {
 // parseDoc checks the raw bytes and decodes them; Root is nil when the
 // file cannot be used at all.
 func parseDoc(file string, data []byte, lim Limits) *doc {
-	return &doc{Doc: yamlpos.Parse(file, data, lim.yaml()), limits: lim}
+	d := &doc{Doc: yamlpos.Parse(file, data, lim.yaml()), limits: lim}
+	// `---`, `~`, `null`, `--- null`: OmegaConf reads an empty config,
+	// which has nothing rlsolve could check, for every command alike.
+	d.RefuseEmpty()
+	return d
 }
 
 // yaml is the part of the limits the YAML reader enforces.

@@ -68,6 +68,9 @@ func (d *doc) inventory(n *yaml.Node) *model.Inventory {
 // checked on its own. at is the `nodes` key. before nodes were read already
 // (from other files of one inventory): the limit bounds them all.
 func (d *doc) inventoryEntries(n *yaml.Node, before int) ([]InventoryEntry, model.Span, bool) {
+	if !d.controlFree(n, 0) {
+		return nil, model.Span{}, false
+	}
 	n = yamlpos.Deref(n)
 	es := d.Mapping(n)
 	ne, ok := yamlpos.Lookup(es, "nodes")

@@ -13,6 +13,9 @@ type Limits struct {
 	MaxProcesses      int // processes of one component
 	MaxTotalProcesses int // processes over all components
 	MaxStringBytes    int // one scalar
+	// MaxComposedConfigs bounds the configs one Hydra defaults tree
+	// composes (each listing of a config composes it again).
+	MaxComposedConfigs int
 }
 
 // DefaultLimits are generous for real clusters (RLinf's largest examples use
@@ -26,4 +29,6 @@ var DefaultLimits = Limits{
 	MaxProcesses:      1 << 20,
 	MaxTotalProcesses: 2 << 20,
 	MaxStringBytes:    64 << 10,
+	// RLinf's examples compose at most a few dozen configs.
+	MaxComposedConfigs: 10_000,
 }

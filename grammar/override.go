@@ -60,8 +60,12 @@ func (e *OverrideError) Error() string {
 	return fmt.Sprintf("override %q: %s (at column %d)", e.Arg, e.Msg, e.Off+1)
 }
 
-// maxOverrideBytes bounds one override argument.
-const maxOverrideBytes = 64 << 10
+// maxOverrideBytes bounds one override argument, maxOverrides their count
+// (each costs its key's path and its value, so the bound is generous).
+const (
+	maxOverrideBytes = 64 << 10
+	maxOverrides     = 100_000
+)
 
 // IsOverride reports whether a command-line argument is written as an
 // override rather than a file name: it has `=`, or starts with `~` or `+`.
@@ -80,6 +84,9 @@ var (
 // mappings `{a: 1}` nest, and a bare `a,b` is a sweep, which a check of one
 // config refuses.
 func ParseOverrides(args []string) (Overrides, error) {
+	if len(args) > maxOverrides {
+		return Overrides{}, &OverrideError{Arg: args[maxOverrides], Msg: fmt.Sprintf("more than %d overrides", maxOverrides)}
+	}
 	var out Overrides
 	var b strings.Builder
 	for i, a := range args {
@@ -96,10 +103,45 @@ func ParseOverrides(args []string) (Overrides, error) {
 	}
 	out.Text = b.String()
 	// Columns count characters, as yaml.v3's do.
+	runes := 0 // characters before the override
 	for i := range out.List {
-		placeColumns(out.List[i].Value, out.Text)
+		o := &out.List[i]
+		if i > 0 {
+			runes += utf8.RuneCountInString(out.List[i-1].Arg) + 1
+		}
+		placeColumns(o.Value, columnsOf(o.Arg, o.Off, runes))
 	}
 	return out, nil
+}
+
+// columnsOf maps the byte offsets into the command line of one argument
+// (at off, after runes characters) to character columns, counting the
+// argument's characters once: counting from the line's start for every
+// value made 5,000 overrides quadratic.
+func columnsOf(arg string, off, runes int) func(byteOff int) int {
+	var at []int // at[i]: characters before byte i of arg, when it is not ASCII
+	for i := 0; i < len(arg); i++ {
+		if arg[i] >= utf8.RuneSelf {
+			at = make([]int, len(arg)+1)
+			n := 0
+			for j := range arg { // values start at characters
+				at[j] = n
+				n++
+			}
+			at[len(arg)] = n
+			break
+		}
+	}
+	return func(b int) int {
+		b -= off
+		if b < 0 || b > len(arg) {
+			return -1
+		}
+		if at == nil {
+			return runes + b + 1
+		}
+		return runes + at[b] + 1
+	}
 }
 
 func parseOverride(arg string, off int) (Override, error) {
@@ -158,15 +200,15 @@ func parseOverride(arg string, off int) (Override, error) {
 
 // placeColumns turns the byte offsets parsing stored in Column into
 // character columns (1-based) of the command line.
-func placeColumns(n *yaml.Node, text string) {
+func placeColumns(n *yaml.Node, column func(byteOff int) int) {
 	if n == nil {
 		return
 	}
-	if n.Column-1 <= len(text) { // an empty value at the end is at len(text)
-		n.Column = utf8.RuneCountInString(text[:n.Column-1]) + 1
+	if c := column(n.Column - 1); c > 0 { // an empty value at the end is at len(arg)
+		n.Column = c
 	}
 	for _, c := range n.Content {
-		placeColumns(c, text)
+		placeColumns(c, column)
 	}
 }
 

@@ -2,7 +2,6 @@ package grammar
 
 import (
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/rlsolve/rlsolve/internal/yamlpos"
@@ -15,6 +14,8 @@ import (
 // the config in struct mode: a plain override may only change a key that
 // exists). The values they set point at the command line.
 func (d *doc) applyOverrides(list []Override) {
+	w := newWriter(d)
+	defer w.finish()
 	for i := range list {
 		if d.Root == nil {
 			return
@@ -24,13 +25,15 @@ func (d *doc) applyOverrides(list []Override) {
 			d.Errorf(model.CodeOverride, o.keySpan(), "not a config group", "`%s` names a config group, but there is no group %s", o.Arg, o.Key)
 			continue
 		}
-		d.applyOverride(o)
+		w.apply(o)
 	}
 }
 
-func (d *doc) applyOverride(o *Override) {
+func (w *writer) apply(o *Override) {
+	d := w.d
 	parts := strings.Split(o.Key, ".")
-	old, found := d.selectPath(parts)
+	w.begin(o, parts)
+	old, found := w.get(parts)
 	switch o.Kind {
 	case OverrideDelete:
 		if !found {
@@ -42,7 +45,7 @@ func (d *doc) applyOverride(o *Override) {
 				[]model.Label{{Span: d.Span(old), Message: "its value"}}
 			return
 		}
-		d.Root = d.updatePath(d.Root, parts, o, false, func(*yaml.Node) *yaml.Node { return nil })
+		w.update(parts, false, func(*yaml.Node) *yaml.Node { return nil })
 	case OverrideAdd:
 		empty := !found || isNull(old)
 		if !empty && !isContainer(o.Value) {
@@ -51,102 +54,17 @@ func (d *doc) applyOverride(o *Override) {
 				{Message: fmt.Sprintf("or add-or-change it with ++: +%s", o.Arg)}}
 			return
 		}
-		d.Root = d.updatePath(d.Root, parts, o, true, func(old *yaml.Node) *yaml.Node { return d.mergeNodes(old, o.Value) })
+		w.update(parts, true, func(old *yaml.Node) *yaml.Node { return w.merge(old, o.Value) })
 	case OverrideForce:
-		d.Root = d.updatePath(d.Root, parts, o, true, func(old *yaml.Node) *yaml.Node { return d.mergeNodes(old, o.Value) })
+		w.update(parts, true, func(old *yaml.Node) *yaml.Node { return w.merge(old, o.Value) })
 	default:
 		if !found {
 			d.Errorf(model.CodeOverride, o.keySpan(), "no such key", "cannot override %s: the config has no such key", o.Key).Help =
 				[]model.Fix{{Message: fmt.Sprintf("to add it, write +%s", o.Arg)}}
 			return
 		}
-		d.Root = d.updatePath(d.Root, parts, o, false, func(old *yaml.Node) *yaml.Node { return d.mergeNodes(old, o.Value) })
+		w.update(parts, false, func(old *yaml.Node) *yaml.Node { return w.merge(old, o.Value) })
 	}
-}
-
-// selectPath finds the value at a dotted path (a number indexes a list).
-func (d *doc) selectPath(parts []string) (*yaml.Node, bool) {
-	n := d.Root
-	for _, p := range parts {
-		n = yamlpos.Deref(n)
-		switch {
-		case n == nil:
-			return nil, false
-		case n.Kind == yaml.MappingNode:
-			e, ok := yamlpos.Lookup(d.Mapping(n), p)
-			if !ok {
-				return nil, false
-			}
-			n = e.V
-		case n.Kind == yaml.SequenceNode:
-			i, err := strconv.Atoi(p)
-			if err != nil || i < 0 || i >= len(n.Content) {
-				return nil, false
-			}
-			n = n.Content[i]
-		default:
-			return nil, false
-		}
-	}
-	return n, true
-}
-
-// updatePath returns n with the value at parts replaced by set(old): a
-// copy of every mapping and list on the way, so that trees composed twice
-// stay shared safely. With create, missing mappings on the way are made
-// (at the override's key); set returning nil removes the key.
-func (d *doc) updatePath(n *yaml.Node, parts []string, o *Override, create bool, set func(old *yaml.Node) *yaml.Node) *yaml.Node {
-	n = yamlpos.Deref(n)
-	if len(parts) == 0 {
-		return set(n)
-	}
-	// The part's own characters in the command line, for new keys.
-	off := o.KeyOff + len(o.Key) - len(strings.Join(parts, "."))
-	at := spanOf(off, off+len(parts[0]))
-	if n == nil || isNull(n) {
-		if !create {
-			return n
-		}
-		n = &yaml.Node{Kind: yaml.MappingNode, Tag: "!!map"}
-		d.placeAt(n, at)
-	}
-	out := *n
-	out.Content = append([]*yaml.Node(nil), n.Content...)
-	d.Derive(&out, n)
-	switch n.Kind {
-	case yaml.SequenceNode:
-		if i, err := strconv.Atoi(parts[0]); err == nil && i >= 0 && i < len(out.Content) {
-			if v := d.updatePath(out.Content[i], parts[1:], o, create, set); v != nil {
-				out.Content[i] = v
-			} else {
-				out.Content = append(out.Content[:i], out.Content[i+1:]...)
-			}
-		}
-		return &out
-	case yaml.MappingNode:
-	default:
-		return n
-	}
-	out.Content = out.Content[:0]
-	found := false
-	for _, e := range d.Mapping(n) {
-		if e.Key != parts[0] {
-			out.Content = append(out.Content, e.K, e.V)
-			continue
-		}
-		found = true
-		if v := d.updatePath(e.V, parts[1:], o, create, set); v != nil {
-			out.Content = append(out.Content, e.K, v)
-		}
-	}
-	if !found && create {
-		k := &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: parts[0]}
-		d.placeAt(k, at)
-		if v := d.updatePath(nil, parts[1:], o, create, set); v != nil {
-			out.Content = append(out.Content, k, v)
-		}
-	}
-	return &out
 }
 
 func isNull(n *yaml.Node) bool {

@@ -104,8 +104,10 @@ func (r *repo) load(path string, at model.Span) (*loaded, bool) {
 		r.cache[path] = nil
 		return nil, false
 	}
-	if r.files++; r.files > maxComposedFiles {
-		r.d.Record(nil, yamlpos.Limit{What: "the composition of the defaults lists", Max: maxComposedFiles, Unit: " config files"}.Diagnostic(at, "too many files"))
+	if r.files++; r.full() {
+		if r.files == maxComposedFiles+1 { // once: composition stops here
+			r.d.Record(nil, yamlpos.Limit{What: "the composition of the defaults lists", Max: maxComposedFiles, Unit: " config files"}.Diagnostic(at, "too many files"))
+		}
 		r.cache[path] = nil
 		return nil, false
 	}
@@ -120,6 +122,9 @@ func (r *repo) load(path string, at model.Span) (*loaded, bool) {
 	r.cache[path] = l
 	return l, true
 }
+
+// full reports whether composition has read as many files as it may.
+func (r *repo) full() bool { return r.files > maxComposedFiles }
 
 // loadedConfig splits a config's root into its content and its defaults
 // list. A nil root (unreadable YAML, reported) composes as empty.

@@ -40,7 +40,7 @@ func (d *doc) requirement(name string, v *yaml.Node, es []yamlpos.Entry) (*model
 		if e.Key == "node_group" {
 			continue
 		}
-		r.Keys = append(r.Keys, model.KeySpan{Key: e.Key, At: d.TokenSpan(e.K), Full: d.entrySpan(e)})
+		r.Keys = append(r.Keys, model.KeySpan{Key: e.Key, At: d.BareTokenSpan(e.K), Full: d.entrySpan(e)})
 		ok = d.requirementKey(r, e, name) && ok
 	}
 	return r, ok

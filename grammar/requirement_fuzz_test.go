@@ -10,7 +10,8 @@ import (
 // FuzzRequirement reads fuzzed component_placement bodies, where
 // requirement mappings are: never a panic; every position a requirement
 // keeps (what a write-back edits) and every RLS-E1102 points into the
-// file; a key's position holds that key and its entry starts there; a
+// file; a key's position holds that key (not its anchor or tag) and its
+// entry starts there or at the anchor or tag written before it; a
 // flow requirement's span is the whole `{...}` on one line.
 func FuzzRequirement(f *testing.F) {
 	for _, s := range []string{
@@ -71,8 +72,12 @@ func checkRequirement(t *testing.T, lines []string, r *model.Requirement) {
 		if !inFile(lines, k.At) || !inFile(lines, k.Full) {
 			t.Fatalf("key %s at %+v / %+v outside the file", k.Key, k.At, k.Full)
 		}
-		if k.At.Line != k.Full.Line || k.At.Col != k.Full.Col || k.Full.EndLine < k.At.EndLine {
+		if k.At.Line != k.Full.Line || k.At.Col < k.Full.Col || k.Full.EndLine < k.At.EndLine {
 			t.Fatalf("key %s: entry %+v does not start at the key %+v", k.Key, k.Full, k.At)
+		}
+		// Before the key, on the entry, only its anchor and tag.
+		if pre := lines[k.At.Line-1][k.Full.Col-1 : k.At.Col-1]; pre != "" && pre[0] != '&' && pre[0] != '!' {
+			t.Fatalf("key %s: entry %+v starts at %q before the key %+v", k.Key, k.Full, pre, k.At)
 		}
 		if k.At.EndLine == k.At.Line {
 			if text := strings.Trim(lines[k.At.Line-1][k.At.Col-1:k.At.EndCol-1], `"'`); text != k.Key {

@@ -27,4 +27,10 @@ func (o *Outcome) finish(file string, data []byte, opt Options) {
 		o.Diagnostics.Sort()
 	}
 	o.Diagnostics, o.Allowed = p.Apply(o.Diagnostics)
+	if o.Diagnostics.HasErrors() {
+		// A malformed `# rlsolve:` comment, or a warning it or --strict
+		// denies, fails the input after its plan was made: a plan never
+		// comes back with errors (FuzzCheck found one).
+		o.Result = nil
+	}
 }

@@ -146,6 +146,9 @@ func (p *jparser) value(depth int) (*jnode, error) {
 		switch t {
 		case '{':
 			n.kind = 'o'
+			// A key given twice keeps its first place and its last value,
+			// as Python's json (which writes and reads Ray's dumps) does.
+			index := map[string]int{}
 			for p.dec.More() {
 				koff := p.start()
 				kt, err := p.dec.Token()
@@ -157,6 +160,11 @@ func (p *jparser) value(depth int) (*jnode, error) {
 				if err != nil {
 					return nil, err
 				}
+				if i, dup := index[k]; dup {
+					n.kvals[i] = v
+					continue
+				}
+				index[k] = len(n.keys)
 				n.keys = append(n.keys, k)
 				n.kvals = append(n.kvals, v)
 			}

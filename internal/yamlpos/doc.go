@@ -181,6 +181,9 @@ func (d *Doc) parse(file string, data []byte, what string) (*yaml.Node, *Source)
 		d.Errorf(model.CodeYAMLSyntax, whole, "", "%s is empty: expected %s", file, what)
 		return nil, src
 	}
+	if !d.checkTokens(file, data) {
+		return nil, src
+	}
 	src = newSource(file, data)
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root, next yaml.Node
@@ -207,10 +210,36 @@ func (d *Doc) parse(file string, data []byte, what string) (*yaml.Node, *Source)
 		return nil, src
 	}
 	top := root.Content[0]
-	if !d.checkSize(top, src) {
+	if !d.checkSize(top, src) || !d.checkPyYAML(src, data, top) {
 		return nil, src
 	}
 	return top, src
+}
+
+// RefuseEmpty makes a document that is only a null (`---`, `~`, `null`,
+// `--- null`) an error at its null, or at line 1 when the null is implicit:
+// a config or an inventory so written configures nothing.
+func (d *Doc) RefuseEmpty() {
+	n := d.Root
+	if n == nil || n.Kind != yaml.ScalarNode || n.Tag != "!!null" || Quoted(n) {
+		return
+	}
+	at := d.Span(n)
+	if n.Value == "" {
+		at = model.Span{File: d.main.Name, Line: 1, Col: 1, EndLine: 1, EndCol: 2}
+	}
+	d.Errorf(model.CodeYAMLSyntax, at, "an empty document", "%s holds an empty YAML document (null): it configures nothing", d.main.Name).Help =
+		[]model.Fix{{Message: "write the config's sections, or pass the file that has them"}}
+	d.Root = nil
+}
+
+// nodeLimit words the node limit truthfully: aliases are blamed only
+// when the document has some.
+func nodeLimit(file string, aliases bool, max int) Limit {
+	if aliases {
+		return Limit{What: "the YAML with its aliases expanded", Max: max, Unit: " values"}
+	}
+	return Limit{What: "the YAML of " + file, Max: max, Unit: " values"}
 }
 
 // firstInvalid is the line and column of the first byte that is not UTF-8.
@@ -264,6 +293,7 @@ func (d *Doc) syntaxError(src *Source, err error) {
 // node budget is shared by every file of the document.
 func (d *Doc) checkSize(root *yaml.Node, src *Source) bool {
 	memo := map[*yaml.Node]int{}
+	aliases := false
 	at := func(n *yaml.Node) model.Span { return spanIn(src, n) }
 	var size func(n *yaml.Node, depth int) int
 	size = func(n *yaml.Node, depth int) int {
@@ -278,7 +308,7 @@ func (d *Doc) checkSize(root *yaml.Node, src *Source) bool {
 		total := 1
 		kids := n.Content
 		if n.Kind == yaml.AliasNode && n.Alias != nil {
-			kids = []*yaml.Node{n.Alias}
+			kids, aliases = []*yaml.Node{n.Alias}, true
 		}
 		for _, c := range kids {
 			s := size(c, depth+1)
@@ -287,7 +317,7 @@ func (d *Doc) checkSize(root *yaml.Node, src *Source) bool {
 			}
 			total += s
 			if d.nodes+total > d.lim.MaxNodes {
-				d.Record(nil, Limit{What: "the YAML with its aliases expanded", Max: d.lim.MaxNodes, Unit: " values"}.Diagnostic(at(n), "expands past the limit"))
+				d.Record(nil, nodeLimit(src.Name, aliases, d.lim.MaxNodes).Diagnostic(at(n), "the limit is crossed here"))
 				return -1
 			}
 		}

@@ -33,7 +33,11 @@ func (d *Doc) Span(n *yaml.Node) model.Span {
 
 // spanIn is the span of n in src, without following a mapping to its
 // first key.
-func spanIn(src *Source, n *yaml.Node) model.Span {
+func spanIn(src *Source, n *yaml.Node) model.Span { return spanOf(src, n, false) }
+
+// spanOf is spanIn; with bare, a scalar's span starts after its anchor and
+// tag, where yaml.v3 places the node.
+func spanOf(src *Source, n *yaml.Node, bare bool) model.Span {
 	if n == nil || n.Line == 0 {
 		return model.Span{File: src.Name}
 	}
@@ -46,6 +50,10 @@ func spanIn(src *Source, n *yaml.Node) model.Span {
 	start := col - 1
 	if start < 0 || start > len(line) {
 		return s
+	}
+	if bare { // a plain scalar cannot start with & or !
+		start = skipProperties(line, start)
+		col = start + 1
 	}
 	off := 0
 	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 {
@@ -60,6 +68,21 @@ func spanIn(src *Source, n *yaml.Node) model.Span {
 		}
 	}
 	return s
+}
+
+// skipProperties returns the offset past the anchors and tags that start
+// at i, and the blanks after them; a property ends at a blank or a flow
+// indicator.
+func skipProperties(line []byte, i int) int {
+	for i < len(line) && (line[i] == '&' || line[i] == '!') {
+		for i < len(line) && bytes.IndexByte([]byte(" \t,[]{}"), line[i]) < 0 {
+			i++
+		}
+		for i < len(line) && (line[i] == ' ' || line[i] == '\t') {
+			i++
+		}
+	}
+	return i
 }
 
 // byteColumn turns yaml.v3's column (characters, from 1) into a byte
@@ -108,6 +131,21 @@ func (d *Doc) flowSpan(n *yaml.Node, s model.Span) model.Span {
 func (d *Doc) TokenSpan(n *yaml.Node) model.Span {
 	s := d.Span(n)
 	if n != nil && n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && s.EndCol-s.Col == len(n.Value) {
+		s.Col--
+		s.EndCol++
+	}
+	return s
+}
+
+// BareTokenSpan is TokenSpan without the anchor and tag written before a
+// scalar (yaml.v3 places a node at them): the key's own characters, for a
+// key that an edit or a check must find as written.
+func (d *Doc) BareTokenSpan(n *yaml.Node) model.Span {
+	if n == nil || n.Kind != yaml.ScalarNode {
+		return d.TokenSpan(n)
+	}
+	s := spanOf(d.source(n), n, true)
+	if n.Style&(yaml.DoubleQuotedStyle|yaml.SingleQuotedStyle) != 0 && s.EndCol-s.Col == len(n.Value) {
 		s.Col--
 		s.EndCol++
 	}

@@ -62,6 +62,56 @@ func TestSlimeSettings(t *testing.T) {
 			}
 			return ""
 		}},
+		{"slime forces the distributed optimizer and bf16 (_set_default_megatron_args)", flags(), func(s *model.MemorySettings) string {
+			if !s.Actor.DistributedOptimizer.Value || s.Actor.DistributedOptimizer.Set || s.Actor.Precision.Value != "bf16" {
+				return "slime's forced defaults"
+			}
+			return ""
+		}},
+		{"--fp16 is the one precision slime does not turn into bf16", flags("fp16"), func(s *model.MemorySettings) string {
+			if s.Actor.Precision.Value != "fp16" || !s.Actor.Precision.Set {
+				return "fp16"
+			}
+			return ""
+		}},
+		{"--offload wins over --no-offload-train", flags("offload", "no-offload-train"), func(s *model.MemorySettings) string {
+			if !s.Actor.OffloadWeight.Value || !s.Rollout.Offload.Value || s.Actor.OffloadWeight.Key != "--offload" {
+				return "offloads"
+			}
+			return ""
+		}},
+		{"--release-train releases the colocated trainer instead of offloading it", flags("colocate", "release-train"), func(s *model.MemorySettings) string {
+			if s.Actor.OffloadWeight.Value || !s.Rollout.Offload.Value {
+				return "offloads"
+			}
+			return ""
+		}},
+		{"--debug-rollout-only turns both offloads off", flags("colocate", "debug-rollout-only"), func(s *model.MemorySettings) string {
+			if s.Actor.OffloadWeight.Value || s.Rollout.Offload.Value {
+				return "offloads"
+			}
+			return ""
+		}},
+		{"ppo forces train offload over --no-offload-train", flags("advantage-estimator=ppo", "no-offload-train"), func(s *model.MemorySettings) string {
+			if !s.Actor.OffloadWeight.Value {
+				return "offloads"
+			}
+			return ""
+		}},
+		{"a context cap sets the prompt cap to the context less one", flags("rollout-max-context-len=32768", "custom-generate-function-path=x.generate"),
+			func(s *model.MemorySettings) string {
+				b := s.Batch
+				if b.MaxPromptLength.Value != 32767 || b.PromptUnbounded || !b.MultiTurn.Value || b.MaxContextLength.Value != 32768 {
+					return "batch"
+				}
+				return ""
+			}},
+		{"no prompt cap leaves the prompt unbounded", flags("rollout-max-response-len=8192"), func(s *model.MemorySettings) string {
+			if !s.Batch.PromptUnbounded {
+				return "prompt"
+			}
+			return ""
+		}},
 		{"model flags are kept for the architecture", flags("num-layers=36", "hidden-size=2560", "rotary-base=1000000"), func(s *model.MemorySettings) string {
 			if len(s.ModelArgs) != 2 || s.ModelArgs["num-layers"].Text != "36" {
 				return "model args"

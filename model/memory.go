@@ -127,4 +127,15 @@ type BatchSettings struct {
 	// LogprobMaxTokens caps a log-prob micro-batch (slime
 	// --log-probs-max-tokens-per-gpu; 0 means MaxTokensPerMicroBatch).
 	LogprobMaxTokens IntFact
+	// MaxContextLength caps a whole sample, prompt and response (slime
+	// --rollout-max-context-len); 0 when not given.
+	MaxContextLength IntFact
+	// MultiTurn is true when a custom generation function builds each
+	// sample over several turns (slime --custom-generate-function-path):
+	// the response cap then bounds one turn, not the sample.
+	MultiTurn BoolFact
+	// PromptUnbounded is true when nothing in the input caps a prompt (slime
+	// without --rollout-max-prompt-len or --rollout-max-context-len): the
+	// longest sample is then bounded by the model's context only.
+	PromptUnbounded bool
 }

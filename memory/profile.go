@@ -28,7 +28,7 @@ const GiB = 1 << 30
 //	engine_activation_gib: 2.0   # an engine's forward activations
 //	weight_sync_bucket_gib: 0.5  # the bucket a weight sync sends at once
 //	fragmentation: 0.10          # allocator slack, a fraction of activations
-//	logits_copies: 1             # extra fp32 logits copies (a .float() copy; 2 with entropy and KL)
+//	logits_copies: 1.5           # fp32 logits copies beyond the output layer's (see DefaultProfile)
 //	headroom_min_gib: 2          # warn below max(this, headroom_fraction)
 //	headroom_fraction: 0.08      #   of the GPU's capacity
 //	component_gib.env: 3.0       # a component rlsolve does not model, per process
@@ -51,9 +51,17 @@ type Profile struct {
 }
 
 // DefaultProfile is the conservative default (spec/memory.md §4.2).
+// LogitsCopies is 1.5: Megatron's output-layer term (with the
+// activations) counts one fp32 logits tensor, 4 B per token and vocabulary
+// entry; the log-prob path holds 10: the bf16 logits (2), their `.float()`
+// copy (4) and the `logits - logits_max` buffer that vocab_parallel_softmax
+// reuses for exp and softmax (4) (slime/utils/ppo_utils.py,
+// _VocabParallelLogProbEntropy.forward at THUDM/slime 624b824). Older slime
+// also cloned the logits first (compute_log_probs(logits.clone()),
+// slime#1951): a profile with logits_copies 2.5 says so.
 func DefaultProfile() Profile {
 	return Profile{ContextBytes: GiB, NCCLBytes: GiB / 2, GraphBytes: GiB, EngineActivationBytes: 2 * GiB,
-		BucketBytes: GiB / 2, Fragmentation: 0.10, LogitsCopies: 1, HeadroomMinBytes: 2 * GiB, HeadroomFraction: 0.08,
+		BucketBytes: GiB / 2, Fragmentation: 0.10, LogitsCopies: 1.5, HeadroomMinBytes: 2 * GiB, HeadroomFraction: 0.08,
 		Components: map[string]int64{}}
 }
 

@@ -15,25 +15,30 @@ func trainer(in Input, t *model.TrainerSettings, component string, order int) Wo
 }
 
 // shape is the tokens of one micro-batch: mbs sequences of seq tokens.
+// bound says why seq when it is not the cap itself; open is true when
+// nothing bounds a sample (openWhy says what is missing).
 type shape struct {
 	seq, mbs int
 	drivers  Drivers
+	bound    string
+	open     bool
+	openWhy  string
 }
 
 func (s shape) tokens() int64 {
 	return int64(min(max(s.seq, 0), maxTokens)) * int64(min(max(s.mbs, 1), maxTokens))
 }
 
-// trainShape: packed micro-batches of the token cap under dynamic
-// batching, else micro-batch × sequence length.
+// trainShape: packed micro-batches of the token cap (or of the longest
+// sample, when longer) under dynamic batching, else micro-batch × the
+// longest sample.
 func (in Input) trainShape(t *model.TrainerSettings) shape {
 	b := in.Settings.Batch
 	if b.DynamicBatch.Value && b.MaxTokensPerMicroBatch.Value > 0 {
-		return shape{seq: b.MaxTokensPerMicroBatch.Value, mbs: 1, drivers: Drivers{
-			boolDriver(RoleMaxTokens, b.DynamicBatch), intDriver(RoleMaxTokens, b.MaxTokensPerMicroBatch)}}
+		return in.packed(b.MaxTokensPerMicroBatch, Drivers{
+			boolDriver(RoleMaxTokens, b.DynamicBatch), intDriver(RoleMaxTokens, b.MaxTokensPerMicroBatch)})
 	}
-	seq, ds := in.seqLength()
-	return shape{seq: seq, mbs: max(t.MicroBatch.Value, 1), drivers: append(ds, intDriver(RoleMicroBatch, t.MicroBatch))}
+	return in.fixed(t.MicroBatch, RoleMicroBatch)
 }
 
 // logprobShape is a log-prob micro-batch's tokens.
@@ -41,18 +46,17 @@ func (in Input) logprobShape(t *model.TrainerSettings) shape {
 	b := in.Settings.Batch
 	if b.DynamicBatch.Value {
 		if b.LogprobMaxTokens.Value > 0 {
-			return shape{seq: b.LogprobMaxTokens.Value, mbs: 1, drivers: Drivers{intDriver(RoleMaxTokens, b.LogprobMaxTokens)}}
+			return in.packed(b.LogprobMaxTokens, Drivers{intDriver(RoleMaxTokens, b.LogprobMaxTokens)})
 		}
 		if b.MaxTokensPerMicroBatch.Value > 0 {
-			return shape{seq: b.MaxTokensPerMicroBatch.Value, mbs: 1, drivers: Drivers{intDriver(RoleMaxTokens, b.MaxTokensPerMicroBatch)}}
+			return in.packed(b.MaxTokensPerMicroBatch, Drivers{intDriver(RoleMaxTokens, b.MaxTokensPerMicroBatch)})
 		}
 	}
-	seq, ds := in.seqLength()
 	mbs := t.LogprobMicroBatch
 	if mbs.Value < 1 {
 		mbs = t.MicroBatch
 	}
-	return shape{seq: seq, mbs: max(mbs.Value, 1), drivers: append(ds, intDriver(RoleLogprobBatch, mbs))}
+	return in.fixed(mbs, RoleLogprobBatch)
 }
 
 // seqLength is one sequence's tokens: the sequence length, or prompt and
@@ -114,7 +118,7 @@ func megatronTrainer(in Input, t *model.TrainerSettings, component string, order
 	flags := []model.BoolFact{t.OffloadWeight, t.OffloadGrad, t.OffloadOptimizer}
 	act, formula := TrainActivation(args, t.RecomputeGranularity.Value, t.RecomputeMethod.Value, t.RecomputeNumLayers.Value, args.ContextParallelSize, 0)
 	frag := 1 + in.Profile.Fragmentation
-	activ := part(KindActivations, act*frag, fmt.Sprintf("%s, %d×%d tokens, ×%g fragmentation", formula, sh.mbs, sh.seq, frag))
+	activ := part(KindActivations, act*frag, fmt.Sprintf("%s, %d×%d tokens%s, ×%g fragmentation", formula, sh.mbs, sh.seq, sh.bound, frag))
 	ctx := in.context()
 	acts := in.offloadActs()
 	w := Worker{Component: component, StartOrder: order}
@@ -127,6 +131,7 @@ func megatronTrainer(in Input, t *model.TrainerSettings, component string, order
 	w.Phases[PhaseLogprob] = w.Phases[PhaseRollout]
 	vocab, tp, cp := args.PaddedVocabSize, args.TensorModelParallelSize, args.ContextParallelSize
 	w.Spikes[PhaseTrain] = in.spike(sh, vocab, tp, cp)
+	in.openTokens(&w, PhaseTrain, sh, activ, w.Spikes[PhaseTrain])
 	w.Drivers = append(Drivers{in.modelDriver(), intDriver(RoleTP, t.TP), intDriver(RolePP, t.PP), intDriver(RoleCP, t.CP),
 		boolDriver(RoleDistOpt, t.DistributedOptimizer), stringDriver(RoleRecompute, t.RecomputeGranularity),
 		boolDriver(RoleOffloadWts, t.OffloadWeight), boolDriver(RoleOffload, t.OffloadGrad), boolDriver(RoleOffload, t.OffloadOptimizer),
@@ -134,9 +139,10 @@ func megatronTrainer(in Input, t *model.TrainerSettings, component string, order
 	if in.Layout.ActorLogprob {
 		lp := in.logprobShape(t)
 		largs := MegatronArgsFor(in.Arch, t, in.Layout.ActorGPUs, s.PadVocab, lp.seq, lp.mbs)
-		fwd := part(KindActivations, ForwardActivation(largs, cp)*frag, fmt.Sprintf("forward pass, %d×%d tokens: one layer and fp32 logits", lp.mbs, lp.seq))
+		fwd := part(KindActivations, ForwardActivation(largs, cp)*frag, fmt.Sprintf("forward pass, %d×%d tokens%s: one layer and fp32 logits", lp.mbs, lp.seq, lp.bound))
 		w.Phases[PhaseLogprob] = join(ctx, Usage{state[0]}, kept(acts, state[1:], flags[1:]), Usage{fwd})
 		w.Spikes[PhaseLogprob] = in.spike(lp, vocab, tp, cp)
+		in.openTokens(&w, PhaseLogprob, lp, fwd, w.Spikes[PhaseLogprob])
 		w.Drivers = append(w.Drivers, lp.drivers...)
 	}
 	return w

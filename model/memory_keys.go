@@ -53,7 +53,7 @@ func (s *MemorySettings) each(f func(ref any)) {
 	}
 	b := &s.Batch
 	for _, p := range []any{&b.SeqLength, &b.MaxPromptLength, &b.MaxResponseLength, &b.DynamicBatch,
-		&b.MaxTokensPerMicroBatch, &b.LogprobMaxTokens} {
+		&b.MaxTokensPerMicroBatch, &b.LogprobMaxTokens, &b.MaxContextLength, &b.MultiTurn} {
 		f(p)
 	}
 }

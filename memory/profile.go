@@ -25,7 +25,9 @@ const GiB = 1 << 30
 //	cuda_context_gib: 1.0        # CUDA context of each process on a GPU
 //	nccl_gib: 0.5                # NCCL buffers of each process
 //	cuda_graph_gib: 1.0          # an engine's CUDA graphs (kept when released)
-//	engine_activation_gib: 2.0   # an engine's forward activations
+//	engine_activation_gib: 2.0   # an engine's runtime memory beyond its budget (default: a formula, see engine_overhead.go)
+//	engine_preload_gib: 0.4      # what an engine's process holds before it loads (context, NCCL; more on a desktop or WSL2)
+//	vllm_v1: 1                   # vLLM's engine: 1 for V1 (the start check), 0 for V0
 //	weight_sync_bucket_gib: 0.5  # the bucket a weight sync sends at once
 //	fragmentation: 0.10          # allocator slack, a fraction of activations
 //	logits_copies: 1.5           # fp32 logits copies beyond the output layer's (see DefaultProfile)
@@ -42,6 +44,11 @@ type Profile struct {
 	LogitsCopies          float64
 	HeadroomMinBytes      int64
 	HeadroomFraction      float64
+	// EnginePreloadBytes is what an engine's process holds before it
+	// measures free memory and loads its weights.
+	EnginePreloadBytes int64
+	// VLLMV1 is 1 for vLLM's V1 engine, 0 for V0.
+	VLLMV1 float64
 	// Components are per-process bytes of components rlsolve does not
 	// model (env simulators, reward servers), by component name.
 	Components map[string]int64
@@ -62,6 +69,7 @@ type Profile struct {
 func DefaultProfile() Profile {
 	return Profile{ContextBytes: GiB, NCCLBytes: GiB / 2, GraphBytes: GiB, EngineActivationBytes: 2 * GiB,
 		BucketBytes: GiB / 2, Fragmentation: 0.10, LogitsCopies: 1.5, HeadroomMinBytes: 2 * GiB, HeadroomFraction: 0.08,
+		EnginePreloadBytes: preloadBytes, VLLMV1: 1,
 		Components: map[string]int64{}}
 }
 
@@ -97,6 +105,8 @@ var profileKeys = map[string]profileKey{
 	"fragmentation":          {max: 10, frac: func(p *Profile) *float64 { return &p.Fragmentation }},
 	"logits_copies":          {max: 16, frac: func(p *Profile) *float64 { return &p.LogitsCopies }},
 	"headroom_fraction":      {max: 1, frac: func(p *Profile) *float64 { return &p.HeadroomFraction }},
+	"engine_preload_gib":     {max: 1024, bytes: func(p *Profile) *int64 { return &p.EnginePreloadBytes }},
+	"vllm_v1":                {max: 1, frac: func(p *Profile) *float64 { return &p.VLLMV1 }},
 }
 
 const componentPrefix = "component_gib."

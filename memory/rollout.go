@@ -15,7 +15,6 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 	tp, pp := parallel(r.TP.Value), parallel(r.PP.Value)
 	pb := precisionBytes(r.Precision, max(a.DtypeBytes, 1))
 	weights := float64(a.Params()) * float64(pb) / float64(tp*pp)
-	ctx := in.context()
 	w := Worker{Component: component, StartOrder: 0}
 	w.Drivers = Drivers{in.modelDriver(), intDriver(RoleEngineTP, r.TP), floatDriver(RoleFraction, r.MemFraction),
 		boolDriver(RoleEngineOffld, r.Offload), intDriver(RoleRunningReqs, r.MaxRunningRequests)}
@@ -24,7 +23,7 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 	case "sglang", "vllm", "":
 		seq, ds := in.seqLength()
 		w.Drivers = append(w.Drivers, ds...)
-		graphs, graphSrc := in.Profile.GraphBytes, in.Profile.Source("cuda_graph_gib")
+		graphs, graphSrc := engineGraphs(in.Profile, r.CUDAGraphMaxBS.Value)
 		if r.EnforceEager.Value {
 			graphs, graphSrc = 0, "no CUDA graphs (enforce_eager)"
 		}
@@ -39,12 +38,21 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 		w.Engine = &Engine{Kind: kind, Fraction: r.MemFraction.Value, WeightsBytes: weights,
 			CellBytes: KVCellBytes(a, tp, pp, pb), PageSize: page, SeqTokens: int64(min(max(seq, 0), maxTokens)), Offloaded: offloaded,
 			TP: tp, PP: pp, ChunkedPrefill: r.ChunkedPrefill.Value, CUDAGraphMaxBS: r.CUDAGraphMaxBS.Value,
-			ContextBytes: ctx.Total(), GraphBytes: graphs, ActivationBytes: in.Profile.EngineActivationBytes,
-			ContextSource: in.Profile.Source("cuda_context_gib") + " + " + in.Profile.Source("nccl_gib"),
-			GraphSource:   graphSrc, ActivationSource: in.Profile.Source("engine_activation_gib")}
+			ContextBytes: in.Profile.EnginePreloadBytes, GraphBytes: graphs, ActivationBytes: in.Profile.EngineActivationBytes,
+			ContextSource: in.Profile.Source("engine_preload_gib") + ", before the engine loads (0.40 GiB in SGLang 0.4.3's L4 log)",
+			GraphSource:   graphSrc, ActivationSource: in.Profile.Source("engine_activation_gib"),
+			V0: kind == "vllm" && in.Profile.VLLMV1 < 0.5}
+		if _, declared := in.Profile.Spans["engine_activation_gib"]; !declared && kind == "sglang" {
+			w.Engine.Runtime = &sglangRuntime{Hidden: a.HiddenSize, FFN: max(a.FFNSize, a.MoEFFNSize*max(a.TopK, 1)), TP: tp,
+				ContextLen: a.MaxPositions, MaxRunning: r.MaxRunningRequests.Value, ChunkedPrefill: r.ChunkedPrefill.Value}
+		}
+		if kind == "vllm" && w.Engine.V0 {
+			w.Notes = append(w.Notes, fmt.Sprintf("%s: vLLM V0 (vllm_v1: 0 in the profile): no free-memory check at start; its KV cache is what the GPU's fraction leaves after everything resident", component))
+		}
 		return w
 	}
 	// A Hugging Face generator holds its weights and generates in place.
+	ctx := in.context()
 	wp := part(KindWeights, weights, fmt.Sprintf("%s weights, %d B/param / TP %d", a.Name, pb, tp))
 	running := join(ctx, Usage{wp})
 	if b, ok := in.Profile.Components[component]; ok {

@@ -14,7 +14,11 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 	a := in.Arch
 	tp, pp := parallel(r.TP.Value), parallel(r.PP.Value)
 	pb := precisionBytes(r.Precision, max(a.DtypeBytes, 1))
-	weights := float64(a.Params()) * float64(pb) / float64(tp*pp)
+	wb := float64(pb)
+	if fp8Weights(r.Quantization) {
+		wb = 1 // FP8 weights; the KV cache keeps its dtype
+	}
+	weights := float64(a.Params()) * wb / float64(tp*pp)
 	w := Worker{Component: component, StartOrder: 0}
 	w.Drivers = Drivers{in.modelDriver(), intDriver(RoleEngineTP, r.TP), floatDriver(RoleFraction, r.MemFraction),
 		boolDriver(RoleEngineOffld, r.Offload), intDriver(RoleRunningReqs, r.MaxRunningRequests)}
@@ -46,6 +50,7 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 			w.Engine.Runtime = &sglangRuntime{Hidden: a.HiddenSize, FFN: max(a.FFNSize, a.MoEFFNSize*max(a.TopK, 1)), TP: tp,
 				ContextLen: a.MaxPositions, MaxRunning: r.MaxRunningRequests.Value, ChunkedPrefill: r.ChunkedPrefill.Value}
 		}
+		w.Notes = append(w.Notes, in.engineAssumptions(component, r, kind)...)
 		if kind == "vllm" && w.Engine.V0 {
 			w.Notes = append(w.Notes, fmt.Sprintf("%s: vLLM V0 (vllm_v1: 0 in the profile): no free-memory check at start; its KV cache is what the GPU's fraction leaves after everything resident", component))
 		}

@@ -121,6 +121,8 @@ func (r *slimeReader) trainer(t *model.TrainerSettings) {
 	t.LogprobMicroBatch = r.int("log-probs-micro-batch-size", 0)
 	t.OptimizerCPUOffload = r.boolFact("optimizer-cpu-offload", false)
 	t.OptimizerOffloadFraction = r.float("optimizer-offload-fraction", 1.0)
+	t.TransformerImpl = r.str("transformer-impl", "transformer_engine")
+	t.DeepEP = r.boolFact("moe-enable-deepep", false)
 }
 
 func (r *slimeReader) engine() model.EngineSettings {
@@ -130,8 +132,19 @@ func (r *slimeReader) engine() model.EngineSettings {
 		TP:          r.int("rollout-num-gpus-per-engine", 1), PP: r.int("sglang-pp-size", 1),
 		MaxRunningRequests: r.int("sglang-max-running-requests", 0), CUDAGraphMaxBS: r.int("sglang-cuda-graph-max-bs", 0),
 		ChunkedPrefill: r.int("sglang-chunked-prefill-size", 0), EnforceEager: r.boolFact("sglang-disable-cuda-graph", false),
-		Precision: r.str("sglang-dtype", ""),
+		Precision: r.str("sglang-dtype", ""), Quantization: r.str("sglang-quantization", ""),
+		DeepEP: r.a2aDeepEP(),
 	}
+}
+
+// a2aDeepEP: SGLang's DeepEP all-to-all, --sglang-moe-a2a-backend deepep
+// (or the older --sglang-enable-deepep-moe switch).
+func (r *slimeReader) a2aDeepEP() model.BoolFact {
+	f := r.boolFact("sglang-enable-deepep-moe", false)
+	if v, ok := r.flags["sglang-moe-a2a-backend"]; ok {
+		f = model.BoolFact{Value: v.Text == "deepep", Set: true, Span: v.Span, Key: "--sglang-moe-a2a-backend"}
+	}
+	return f
 }
 
 func (r *slimeReader) str(name, def string) model.StringFact {

@@ -125,10 +125,16 @@ func megatronTrainer(in Input, t *model.TrainerSettings, component string, order
 	w.Phases[PhaseInit] = join(ctx, state)
 	w.AfterStart = w.Phases[PhaseInit]
 	w.Phases[PhaseRollout] = join(ctx, kept(acts, state, flags))
-	w.Phases[PhaseTrain] = join(ctx, state, Usage{activ})
+	w.Phases[PhaseTrain] = join(ctx, state, Usage{activ}, in.scores(t, args, sh))
 	w.Phases[PhaseWeightSync] = join(ctx, Usage{state[0]}, kept(acts, state[1:], flags[1:]),
 		Usage{part(KindBucket, float64(in.Profile.BucketBytes), in.Profile.Source("weight_sync_bucket_gib"))})
 	w.Phases[PhaseLogprob] = w.Phases[PhaseRollout]
+	if res, ok := in.offloadResidue(t, ctx); ok && acts && t.OffloadWeight.Value {
+		w.Phases[PhaseRollout] = join(w.Phases[PhaseRollout], Usage{res})
+	}
+	if t.DeepEP.Value {
+		w.Notes = append(w.Notes, fmt.Sprintf("%s: DeepEP's buffers are not modelled (%s%s in --mem-profile)", component, componentPrefix, component))
+	}
 	vocab, tp, cp := args.PaddedVocabSize, args.TensorModelParallelSize, args.ContextParallelSize
 	w.Spikes[PhaseTrain] = in.spike(sh, vocab, tp, cp)
 	in.openTokens(&w, PhaseTrain, sh, activ, w.Spikes[PhaseTrain])
@@ -177,4 +183,23 @@ func inference(in Input, t *model.TrainerSettings) Worker {
 	w.Spikes[PhaseLogprob] = in.spike(lp, args.PaddedVocabSize, args.TensorModelParallelSize, cp)
 	w.Drivers = append(Drivers{in.modelDriver(), intDriver(RoleTP, t.TP), intDriver(RolePP, t.PP)}, lp.drivers...)
 	return w
+}
+
+// scores are the attention scores Megatron's local transformer
+// (--transformer-impl local, no flash attention) holds: 5·a·s²·b bytes per
+// layer over TP and CP (scores, softmax and dropout mask; Korthikanti et al.
+// 2022, Table 2), for the layer being rebuilt under full recompute or every
+// layer of the stage without it. Flash attention holds none.
+func (in Input) scores(t *model.TrainerSettings, a MegatronArgs, sh shape) Usage {
+	if t.TransformerImpl.Value != "local" {
+		return nil
+	}
+	s, b := float64(sh.seq), float64(sh.mbs)
+	layers := (a.NumLayers + max(a.PipelineModelParallelSize, 1) - 1) / max(a.PipelineModelParallelSize, 1)
+	if t.RecomputeGranularity.Value == "full" {
+		layers = 1
+	}
+	per := 5 * float64(a.NumAttentionHeads) * s * s * b / float64(max(a.TensorModelParallelSize, 1)*max(a.ContextParallelSize, 1))
+	return Usage{part(KindActivations, per*float64(layers), fmt.Sprintf("attention scores without flash (%s local): 5·a·s²·b over %d layer(s), %d×%d tokens",
+		t.TransformerImpl.Key, layers, sh.mbs, sh.seq))}
 }

@@ -89,6 +89,11 @@ type TrainerSettings struct {
 	LoRARank              IntFact
 	// TrainExpertOnly trains only a VLA's action expert (openpi).
 	TrainExpertOnly BoolFact
+	// TransformerImpl is Megatron's --transformer-impl: "local" computes
+	// attention without flash, holding s² scores.
+	TransformerImpl StringFact
+	// DeepEP is Megatron's DeepEP dispatcher (--moe-enable-deepep).
+	DeepEP BoolFact
 }
 
 // EngineSettings are the rollout engine's settings.
@@ -113,6 +118,12 @@ type EngineSettings struct {
 	// the placement decides, not a key.
 	Offload   BoolFact
 	Precision StringFact
+	// Quantization is the engine's weight quantization (slime
+	// --sglang-quantization: fp8 halves bf16 weights).
+	Quantization StringFact
+	// DeepEP is the engine's DeepEP all-to-all (--sglang-moe-a2a-backend
+	// deepep).
+	DeepEP BoolFact
 }
 
 // BatchSettings size the tokens of one micro-batch and one sequence.

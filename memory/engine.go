@@ -113,6 +113,11 @@ func (e *Engine) resolve(component string, capacity, others int64) (EngineState,
 		running = Usage{ctx, budget}
 	}
 	var phases [NumPhases]Usage
+	inside := int64(0) // what of the kept graphs V1's budget already held
+	if e.Kind == "vllm" && !e.V0 {
+		graphs.Bytes = min(graphs.Bytes, st.Budget)
+		inside = graphs.Bytes
+	}
 	released := Usage{ctx, graphs}
 	if e.Runtime != nil {
 		// Released SGLang keeps its context, CUDA graphs and workspace:
@@ -129,7 +134,7 @@ func (e *Engine) resolve(component string, capacity, others int64) (EngineState,
 	if e.Offloaded {
 		// The weights are part of the budget (an engine whose weights
 		// exceed it does not start, which checkEngines reports).
-		w := min(e.WeightsBytes, float64(st.Budget))
+		w := min(e.WeightsBytes, float64(st.Budget-inside))
 		phases[PhaseWeightSync] = Usage{ctx, graphs, part(KindWeights, w, "the engine's weights, resumed for the sync")}
 	}
 	after := running

@@ -62,6 +62,34 @@ func TestSlimeSettings(t *testing.T) {
 			}
 			return ""
 		}},
+		{"model flags are kept for the architecture", flags("num-layers=36", "hidden-size=2560", "rotary-base=1000000"), func(s *model.MemorySettings) string {
+			if len(s.ModelArgs) != 2 || s.ModelArgs["num-layers"].Text != "36" {
+				return "model args"
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, ds := SlimeSettings(tt.flags)
+			if len(ds) > 0 {
+				t.Fatalf("unexpected diagnostics %v", ds)
+			}
+			if why := tt.check(s); why != "" {
+				t.Errorf("%s: %+v", why, s)
+			}
+		})
+	}
+}
+
+// TestSlimeDefaults holds slime's own defaults (slime/utils/arguments.py
+// and megatron_utils/arguments.py at THUDM/slime 624b824) to the settings.
+func TestSlimeDefaults(t *testing.T) {
+	tests := []struct {
+		name  string
+		flags map[string]model.FlagValue
+		check func(s *model.MemorySettings) string
+	}{
 		{"slime forces the distributed optimizer and bf16 (_set_default_megatron_args)", flags(), func(s *model.MemorySettings) string {
 			if !s.Actor.DistributedOptimizer.Value || s.Actor.DistributedOptimizer.Set || s.Actor.Precision.Value != "bf16" {
 				return "slime's forced defaults"
@@ -109,12 +137,6 @@ func TestSlimeSettings(t *testing.T) {
 		{"no prompt cap leaves the prompt unbounded", flags("rollout-max-response-len=8192"), func(s *model.MemorySettings) string {
 			if !s.Batch.PromptUnbounded {
 				return "prompt"
-			}
-			return ""
-		}},
-		{"model flags are kept for the architecture", flags("num-layers=36", "hidden-size=2560", "rotary-base=1000000"), func(s *model.MemorySettings) string {
-			if len(s.ModelArgs) != 2 || s.ModelArgs["num-layers"].Text != "36" {
-				return "model args"
 			}
 			return ""
 		}},

@@ -80,7 +80,11 @@ func (e *Engine) resolve(component string, capacity, others int64) (EngineState,
 		} else {
 			st.StartFails = st.Budget > free
 		}
-		st.KVBytes = max(st.Budget-inUse-clampBytes(e.WeightsBytes)-act-e.GraphBytes, 0)
+		graphsIn := e.GraphBytes
+		if e.V0 {
+			graphsIn = 0 // V0 captures its graphs after sizing the KV cache
+		}
+		st.KVBytes = max(st.Budget-inUse-clampBytes(e.WeightsBytes)-act-graphsIn, 0)
 		st.StartFails = st.StartFails || e.V0 && st.KVBytes <= 0
 		if e.CellBytes > 0 {
 			st.Tokens = st.KVBytes / e.CellBytes

@@ -22,6 +22,15 @@ import "fmt"
 //     cuda_graph_max_bs 80 (the L4 log): the profile's cuda_graph_gib is
 //     for 80, scaled by the batch sizes captured.
 
+// vLLM's own numbers, from its startup logs: "PyTorch activation peak
+// memory takes 1.26GiB" (vllm#15815, Qwen2.5-32B TP 2, V0) and 1.42GiB
+// (vllm#13882, Qwen2.5-7B); "Estimated CUDA graph memory: 0.73 GiB total"
+// for V1's default capture sizes (vllm#39559).
+const (
+	vllmActivationBytes = 14 * GiB / 10
+	vllmGraphBytes      = 73 * GiB / 100
+)
+
 // preloadBytes is the default engine_preload_gib: 0.4 GiB, the L4 log's.
 const preloadBytes = 2 * GiB / 5
 

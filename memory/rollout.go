@@ -46,6 +46,9 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 			ContextSource: in.Profile.Source("engine_preload_gib") + ", before the engine loads (0.40 GiB in SGLang 0.4.3's L4 log)",
 			GraphSource:   graphSrc, ActivationSource: in.Profile.Source("engine_activation_gib"),
 			V0: kind == "vllm" && in.Profile.VLLMV1 < 0.5}
+		if kind == "vllm" {
+			in.vllmOverheads(w.Engine, r)
+		}
 		if _, declared := in.Profile.Spans["engine_activation_gib"]; !declared && kind == "sglang" {
 			w.Engine.Runtime = &sglangRuntime{Hidden: a.HiddenSize, FFN: max(a.FFNSize, a.MoEFFNSize*max(a.TopK, 1)), TP: tp,
 				ContextLen: a.MaxPositions, MaxRunning: r.MaxRunningRequests.Value, ChunkedPrefill: r.ChunkedPrefill.Value}
@@ -76,4 +79,16 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 		w.AfterStart = ctx
 	}
 	return w
+}
+
+// vllmOverheads puts vLLM's logged activation peak and CUDA-graph estimate
+// (engine_overhead.go) in place of the profile's defaults, unless the
+// profile gives them.
+func (in Input) vllmOverheads(e *Engine, r model.EngineSettings) {
+	if _, declared := in.Profile.Spans["engine_activation_gib"]; !declared {
+		e.ActivationBytes, e.ActivationSource = vllmActivationBytes, "vLLM's profiled activation peak, 1.26-1.42 GiB in its logs (vllm#15815, vllm#13882)"
+	}
+	if _, declared := in.Profile.Spans["cuda_graph_gib"]; !declared && !r.EnforceEager.Value && r.CUDAGraphMaxBS.Value <= 0 {
+		e.GraphBytes, e.GraphSource = vllmGraphBytes, "vLLM V1's CUDA graph estimate for its default sizes, 0.73 GiB (vllm#39559)"
+	}
 }

@@ -27,8 +27,9 @@ type sampleBound struct {
 
 // longestSample: the sequence length (RLinf); for multi-turn generation
 // the context cap, since the response cap bounds one turn only; else the
-// prompt and response caps; failing those the model's context
-// (max_position_embeddings: the engine refuses longer requests).
+// prompt and response caps; failing those, for single-turn generation, the
+// model's context (max_position_embeddings: the engine refuses longer
+// requests).
 func (in Input) longestSample() sampleBound {
 	b := in.Settings.Batch
 	tok := func(v int) int { return min(max(v, 0), maxTokens) }
@@ -48,12 +49,16 @@ func (in Input) longestSample() sampleBound {
 			lb = sampleBound{tokens: c, why: "the context cap " + b.MaxContextLength.Key, drivers: Drivers{intDriver(RoleSeqLength, b.MaxContextLength)}}
 		}
 		return lb
-	case in.Arch.MaxPositions > 0:
+	case !b.MultiTurn.Value && in.Arch.MaxPositions > 0:
+		// One request: the engine refuses a prompt and response longer than
+		// its context. A multi-turn trajectory is assembled by the custom
+		// function outside any one request (slime#1951's ~205k tokens on a
+		// model of 40,960 positions): only a context cap bounds it.
 		return sampleBound{tokens: tok(in.Arch.MaxPositions), why: "the model's context (max_position_embeddings)"}
 	}
 	why := "no prompt cap (--rollout-max-prompt-len, --rollout-max-context-len) and no model context"
 	if b.MultiTurn.Value {
-		why = "multi-turn generation (" + b.MultiTurn.Key + ") without --rollout-max-context-len, and no model context"
+		why = "multi-turn generation (" + b.MultiTurn.Key + ") without --rollout-max-context-len"
 	}
 	return sampleBound{tokens: tok(b.MaxPromptLength.Value) + tok(b.MaxResponseLength.Value), why: why, open: true}
 }

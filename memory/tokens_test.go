@@ -41,8 +41,8 @@ func TestLongestSample(t *testing.T) {
 		{"a context cap stops the sample", []string{"rollout-max-prompt-len=30000", "rollout-max-context-len=32768"}, 0, 32768, false, "context cap"},
 		{"multi-turn: the context cap, not the response cap", []string{"custom-generate-function-path=retool.generate",
 			"rollout-max-context-len=65536"}, 40960, 65536, false, "multi-turn context cap"},
-		{"multi-turn without a context cap: the model's", []string{"custom-generate-function-path=retool.generate",
-			"rollout-max-prompt-len=1024"}, 40960, 40960, false, "max_position_embeddings"},
+		{"multi-turn without a context cap: unbounded, whatever the model's context", []string{"custom-generate-function-path=retool.generate",
+			"rollout-max-prompt-len=1024"}, 40960, 9216, true, "multi-turn"},
 		{"multi-turn without any cap: unbounded", []string{"custom-generate-function-path=retool.generate",
 			"rollout-max-prompt-len=1024"}, 0, 9216, true, "multi-turn"},
 	}

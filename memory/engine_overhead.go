@@ -5,6 +5,7 @@ import "fmt"
 // What a rollout engine holds beyond its fraction, measured in public
 // startup logs rather than assumed (each number cites its log):
 //
+//   - Its weights: a quarter GiB more than the parameters (sglangLoadExtra).
 //   - Before it loads: SGLang 0.4.3 on a 22.03 GiB L4 logs "Load weight
 //     begin. avail mem=21.63 GB" after "Init torch distributed ends. mem
 //     usage=0.13 GB" (didier-durand/llms-in-clouds docs/sglang.md, TP 4):
@@ -30,6 +31,12 @@ const (
 	vllmActivationBytes = 14 * GiB / 10
 	vllmGraphBytes      = 73 * GiB / 100
 )
+
+// sglangLoadExtra is what SGLang's weight load takes beyond the parameters
+// (its rotary caches, library workspaces, allocator rounding): "Load weight
+// end ... mem usage=15.54 GB" for 15.26 GiB of Qwen2.5-32B at TP 4 (the L4
+// log), 22.76 − 8.37 = 14.39 GiB for 14.19 GiB of a 7B (the WSL2 log).
+const sglangLoadExtra = GiB / 4
 
 // preloadBytes is the default engine_preload_gib: 0.4 GiB, the L4 log's.
 const preloadBytes = 2 * GiB / 5

@@ -48,6 +48,8 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 			V0: kind == "vllm" && in.Profile.VLLMV1 < 0.5}
 		if kind == "vllm" {
 			in.vllmOverheads(w.Engine, r)
+		} else {
+			w.Engine.WeightsBytes += sglangLoadExtra
 		}
 		if _, declared := in.Profile.Spans["engine_activation_gib"]; !declared && kind == "sglang" {
 			w.Engine.Runtime = &sglangRuntime{Hidden: a.HiddenSize, FFN: max(a.FFNSize, a.MoEFFNSize*max(a.TopK, 1)), TP: tp,

@@ -176,6 +176,9 @@ func runRealCase(bin, dir string, c realCase) (string, string) {
 		errs = append(errs, fmt.Sprintf("verdict %s, want %s (%s)", verdict, c.Verdict, strings.Join(said, "; ")))
 	}
 	line := "verdict " + verdict
+	for _, w := range said {
+		line += " [" + w + "]"
+	}
 	if len(c.Reported) > 0 || c.SameTrainPhaseAs != "" {
 		var plan realPlan
 		if err := runJSON(bin, dir, append([]string{"plan"}, c.args()...), &plan); err != nil {

@@ -89,7 +89,16 @@ func TestOpenMicroBatch(t *testing.T) {
 	fs, r := checkRetool(t, s, a)
 	lp := r.Phase(PhaseLogprob)
 	if len(fs) == 0 || lp.SpikeBytes+lp.Bytes <= r.CapacityBytes {
-		t.Errorf("a 262144-token context: logprob %d + spike %d bytes, findings %+v", lp.Bytes, lp.SpikeBytes, fs)
+		t.Fatalf("a 262144-token context: logprob %d + spike %d bytes, findings %+v", lp.Bytes, lp.SpikeBytes, fs)
+	}
+	shorter := false
+	for _, f := range fs {
+		for _, fx := range f.Fixes {
+			shorter = shorter || fx.Key == "--rollout-max-context-len" && fx.Value != "262144"
+		}
+	}
+	if !shorter {
+		t.Errorf("no shorter context proposed: %+v", fs)
 	}
 }
 

@@ -157,8 +157,10 @@ func megatronTrainer(in Input, t *model.TrainerSettings, component string, order
 // spike is the worst-case extra fp32 logits of a micro-batch.
 func (in Input) spike(sh shape, vocab, tp, cp int) Part {
 	c := in.Profile.LogitsCopies
-	return part(KindLogits, c*LogitsBytes(sh.tokens(), vocab, tp, cp),
-		fmt.Sprintf("%g extra fp32 logits copies: %d tokens / CP %d × vocab %d / TP %d × 4 B", c, sh.tokens(), max(cp, 1), vocab, max(tp, 1)))
+	p := part(KindLogits, c*LogitsBytes(sh.tokens(), vocab, tp, cp),
+		fmt.Sprintf("%g extra fp32 logits copies: %d tokens%s / CP %d × vocab %d / TP %d × 4 B", c, sh.tokens(), sh.bound, max(cp, 1), vocab, max(tp, 1)))
+	p.tokens = sh.tokens()
+	return p
 }
 
 // inference is RLinf's dedicated log-prob worker: bf16 weights, and a

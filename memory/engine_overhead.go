@@ -69,13 +69,14 @@ func engineGraphs(prof Profile, maxBS int) (int64, string) {
 type sglangRuntime struct {
 	Hidden, FFN, TP int
 	ContextLen      int
+	ContextKey      string // where ContextLen comes from
 	MaxRunning      int
 	ChunkedPrefill  int
 }
 
 // bytes returns the runtime memory and its source for a pool of tokens.
 func (r sglangRuntime) bytes(tokens int64) (int64, string) {
-	ctx, ctxSrc := r.ContextLen, "max_position_embeddings"
+	ctx, ctxSrc := r.ContextLen, r.ContextKey
 	if ctx <= 0 {
 		ctx, ctxSrc = assumedContextLen, "assumed (the model's max_position_embeddings is unknown)"
 	}

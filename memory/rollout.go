@@ -53,7 +53,7 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 		}
 		if _, declared := in.Profile.Spans["engine_activation_gib"]; !declared && kind == "sglang" {
 			w.Engine.Runtime = &sglangRuntime{Hidden: a.HiddenSize, FFN: max(a.FFNSize, a.MoEFFNSize*max(a.TopK, 1)), TP: tp,
-				ContextLen: a.MaxPositions, MaxRunning: r.MaxRunningRequests.Value, ChunkedPrefill: r.ChunkedPrefill.Value}
+				ContextLen: engineContext(r, a), ContextKey: engineContextKey(r), MaxRunning: r.MaxRunningRequests.Value, ChunkedPrefill: r.ChunkedPrefill.Value}
 		}
 		w.Notes = append(w.Notes, in.engineAssumptions(component, r, kind)...)
 		if kind == "vllm" && w.Engine.V0 {
@@ -93,4 +93,20 @@ func (in Input) vllmOverheads(e *Engine, r model.EngineSettings) {
 	if _, declared := in.Profile.Spans["cuda_graph_gib"]; !declared && !r.EnforceEager.Value && r.CUDAGraphMaxBS.Value <= 0 {
 		e.GraphBytes, e.GraphSource = vllmGraphBytes, "vLLM V1's CUDA graph estimate for its default sizes, 0.73 GiB (vllm#39559)"
 	}
+}
+
+// engineContext is the engine's context_len: its own setting, else the
+// model's max_position_embeddings (0 when unknown).
+func engineContext(r model.EngineSettings, a Arch) int {
+	if r.ContextLength.Value > 0 {
+		return r.ContextLength.Value
+	}
+	return a.MaxPositions
+}
+
+func engineContextKey(r model.EngineSettings) string {
+	if r.ContextLength.Value > 0 {
+		return r.ContextLength.Key
+	}
+	return "max_position_embeddings"
 }

@@ -133,7 +133,7 @@ func (r *slimeReader) engine() model.EngineSettings {
 		MaxRunningRequests: r.int("sglang-max-running-requests", 0), CUDAGraphMaxBS: r.int("sglang-cuda-graph-max-bs", 0),
 		ChunkedPrefill: r.int("sglang-chunked-prefill-size", 0), EnforceEager: r.boolFact("sglang-disable-cuda-graph", false),
 		Precision: r.str("sglang-dtype", ""), Quantization: r.str("sglang-quantization", ""),
-		DeepEP: r.a2aDeepEP(),
+		DeepEP: r.a2aDeepEP(), ContextLength: r.int("sglang-context-length", 0),
 	}
 }
 

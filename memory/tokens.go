@@ -49,6 +49,9 @@ func (in Input) longestSample() sampleBound {
 			lb = sampleBound{tokens: c, why: "the context cap " + b.MaxContextLength.Key, drivers: Drivers{intDriver(RoleSeqLength, b.MaxContextLength)}}
 		}
 		return lb
+	case !b.MultiTurn.Value && in.Settings.Rollout.ContextLength.Value > 0:
+		c := in.Settings.Rollout.ContextLength
+		return sampleBound{tokens: tok(c.Value), why: "the engine's context " + c.Key, drivers: Drivers{intDriver(RoleSeqLength, c)}}
 	case !b.MultiTurn.Value && in.Arch.MaxPositions > 0:
 		// One request: the engine refuses a prompt and response longer than
 		// its context. A multi-turn trajectory is assembled by the custom

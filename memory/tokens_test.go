@@ -37,6 +37,7 @@ func TestLongestSample(t *testing.T) {
 	}{
 		{"no prompt cap, no model context: unbounded", nil, 0, 8192, true, "no prompt cap"},
 		{"no prompt cap: the model's context", nil, 40960, 40960, false, "max_position_embeddings"},
+		{"no prompt cap: the engine's context", []string{"sglang-context-length=16384"}, 40960, 16384, false, "--sglang-context-length"},
 		{"prompt and response caps", []string{"rollout-max-prompt-len=1024"}, 40960, 9216, false, "prompt --rollout-max-prompt-len"},
 		{"a context cap stops the sample", []string{"rollout-max-prompt-len=30000", "rollout-max-context-len=32768"}, 0, 32768, false, "context cap"},
 		{"multi-turn: the context cap, not the response cap", []string{"custom-generate-function-path=retool.generate",

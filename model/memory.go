@@ -124,6 +124,9 @@ type EngineSettings struct {
 	// DeepEP is the engine's DeepEP all-to-all (--sglang-moe-a2a-backend
 	// deepep).
 	DeepEP BoolFact
+	// ContextLength is the engine's context (slime --sglang-context-length);
+	// 0 means the model's max_position_embeddings.
+	ContextLength IntFact
 }
 
 // BatchSettings size the tokens of one micro-batch and one sequence.

@@ -34,7 +34,7 @@ func (s *MemorySettings) each(f func(ref any)) {
 	}
 	engine := func(e *EngineSettings) {
 		for _, p := range []any{&e.ModelPath, &e.Backend, &e.MemFraction, &e.TP, &e.PP, &e.MaxRunningRequests,
-			&e.CUDAGraphMaxBS, &e.ChunkedPrefill, &e.EnforceEager, &e.Offload, &e.Precision, &e.Quantization, &e.DeepEP} {
+			&e.CUDAGraphMaxBS, &e.ChunkedPrefill, &e.EnforceEager, &e.Offload, &e.Precision, &e.Quantization, &e.DeepEP, &e.ContextLength} {
 			f(p)
 		}
 	}

@@ -53,6 +53,9 @@ type Arch struct {
 	ExpertParams int64
 	// DtypeBytes is the checkpoint's torch_dtype size (2 when unknown).
 	DtypeBytes int
+	// MaxPositions is max_position_embeddings, the longest context the
+	// engine serves (0 when unknown).
+	MaxPositions int
 }
 
 // archMax bounds every dimension a config may give, so that no product of

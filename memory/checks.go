@@ -290,7 +290,14 @@ func peakFixes(ds Drivers) []FixCandidate {
 			}
 		}
 	}
-	return append(fx, stateFixes(ds, PhaseRollout, 2)...)
+	fx = append(fx, stateFixes(ds, PhaseRollout, 2)...)
+	// Last: shorter samples, for a micro-batch that is one long sample.
+	for _, d := range ds.ByRole(RoleSeqLength) {
+		if v, err := strconv.Atoi(d.Value); err == nil && v >= 2 {
+			fx = append(fx, setFix(d, strconv.Itoa(v/2), "shorter samples"))
+		}
+	}
+	return fx
 }
 
 // spikeFinding: the worst-case logits of a micro-batch do not fit.
@@ -316,13 +323,19 @@ func spikeFinding(r GPUReport, p PhaseUsage, head int64) Finding {
 			if n := int(math.Floor(float64(v) * scale)); n >= 1 {
 				fx = append(fx, setFix(d, strconv.Itoa(n), "fewer tokens per micro-batch"))
 			}
+		case d.Role == RoleSeqLength && v > 1:
+			// A sample longer than the cap is a micro-batch of its own:
+			// only shorter samples make it smaller.
+			if n := int(math.Floor(float64(v) * scale)); n >= 1 {
+				fx = append(fx, setFix(d, strconv.Itoa(n), "shorter samples"))
+			}
 		case d.Role == RoleTP || d.Role == RoleCP:
 			fx = append(fx, scaleFix(d, 2, "split the logits over more GPUs"))
 		}
 	}
 	return Finding{Code: model.WarnMemoryLogits, Severity: model.SeverityWarning, Phase: p.Phase, Component: sp.Component,
-		Summary: fmt.Sprintf("the worst-case logits of one %s micro-batch (%s) exceed the %s free in the %s phase",
-			sp.Component, gib(sp.Bytes), gib(max(head, 0)), p.Phase),
+		Summary: fmt.Sprintf("the worst-case logits of one %s micro-batch of %d tokens (%s) exceed the %s free in the %s phase",
+			sp.Component, sp.tokens, gib(sp.Bytes), gib(max(head, 0)), p.Phase),
 		Why: "Log-probs, entropy and KL materialise fp32 logits over the vocabulary, often copied two or three " +
 			"times (slime #1767: 61 GiB at 108k packed tokens next to SGLang's 48.8 GiB).",
 		Bytes: sp.Bytes, Capacity: max(head, 0), Drivers: ds, Fixes: fx}

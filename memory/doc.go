@@ -55,7 +55,8 @@
 //     empty, E1003 vLLM over free memory at its start, E1004 engine
 //     fractions over 1, E1005 KV pool under one sequence), warnings for
 //     estimates (W1001 peak over capacity, W1002 thin headroom, W1003
-//     logits spike). Each names its Drivers (settings with keys and spans)
+//     logits spike, or a micro-batch nothing bounds with the sample length
+//     that runs out: tokens.go). Each names its Drivers (settings with keys and spans)
 //     and FixCandidates (set key to value) for the rules layer to verify by
 //     re-checking; Finding.Diagnostic renders one.
 //

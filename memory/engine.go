@@ -30,6 +30,12 @@ type Engine struct {
 	ContextBytes, GraphBytes, ActivationBytes int64
 	// Sources of the residual numbers.
 	ContextSource, GraphSource, ActivationSource string
+	// Runtime, when set, sizes SGLang's activations from its pool
+	// (engine_overhead.go) in place of ActivationBytes.
+	Runtime *sglangRuntime
+	// V0 is vLLM's V0 engine: no start check, and a KV cache of what the
+	// fraction of the total leaves after everything resident.
+	V0 bool
 }
 
 // EngineState is an engine resolved on a GPU.
@@ -61,10 +67,25 @@ func (e *Engine) resolve(component string, capacity, others int64) (EngineState,
 		st.Fraction = SGLangDefaultFraction(capacity, e.TP, e.PP, e.ChunkedPrefill, e.CUDAGraphMaxBS)
 	}
 	var budgetSrc string
+	act, actSrc := e.ActivationBytes, e.ActivationSource
 	if e.Kind == "vllm" {
 		st.Budget = VLLMBudget(capacity, st.Fraction)
-		st.StartFails = st.Budget > free
-		st.KVBytes = max(st.Budget-clampBytes(e.WeightsBytes)-e.ActivationBytes-e.GraphBytes-e.ContextBytes, 0)
+		// V1 refuses to start with less free than its budget; its KV cache
+		// is the budget less weights, the profiled activations and the CUDA
+		// graphs (all inside the budget). V0 has no such check: its KV cache
+		// is the budget less all memory in use (others' included).
+		inUse := int64(0)
+		if e.V0 {
+			inUse = others + e.ContextBytes
+		} else {
+			st.StartFails = st.Budget > free
+		}
+		graphsIn := e.GraphBytes
+		if e.V0 {
+			graphsIn = 0 // V0 captures its graphs after sizing the KV cache
+		}
+		st.KVBytes = max(st.Budget-inUse-clampBytes(e.WeightsBytes)-act-graphsIn, 0)
+		st.StartFails = st.StartFails || e.V0 && st.KVBytes <= 0
 		if e.CellBytes > 0 {
 			st.Tokens = st.KVBytes / e.CellBytes
 		}
@@ -76,17 +97,38 @@ func (e *Engine) resolve(component string, capacity, others int64) (EngineState,
 		st.StartFails = !pool.OK()
 		budgetSrc = fmt.Sprintf("SGLang mem_fraction_static %g × free at start %s (weights %s + KV pool %s, %d tokens)",
 			st.Fraction, gib(free), gib(clampBytes(e.WeightsBytes)), gib(st.KVBytes), st.Tokens)
+		if e.Runtime != nil {
+			act, actSrc = e.Runtime.bytes(st.Tokens)
+		}
 	}
 	ctx := part(KindContext, float64(e.ContextBytes), e.ContextSource)
 	graphs := part(KindGraphs, float64(e.GraphBytes), e.GraphSource)
 	budget := part(KindBudget, float64(st.Budget), budgetSrc)
-	running := Usage{ctx, budget, graphs}
-	if e.Kind != "vllm" {
-		// SGLang's activations live outside its fraction; vLLM's inside.
-		running = append(running, part(KindEngineWork, float64(e.ActivationBytes), e.ActivationSource))
+	running := Usage{ctx, budget, graphs, part(KindEngineWork, float64(act), actSrc)}
+	switch {
+	case e.Kind == "vllm" && e.V0:
+		// V0's budget is the GPU's fraction with everything in it: its own
+		// share is what others leave; graphs are captured after the KV cache.
+		budget.Bytes = max(st.Budget-others-e.ContextBytes, 0)
+		running = Usage{ctx, budget, graphs}
+	case e.Kind == "vllm":
+		// Graphs and activations are inside V1's budget: counting them
+		// again outside would double them.
+		running = Usage{ctx, budget}
 	}
 	var phases [NumPhases]Usage
+	inside := int64(0) // what of the kept graphs V1's budget already held
+	if e.Kind == "vllm" && !e.V0 {
+		graphs.Bytes = min(graphs.Bytes, st.Budget)
+		inside = graphs.Bytes
+	}
 	released := Usage{ctx, graphs}
+	if e.Runtime != nil {
+		// Released SGLang keeps its context, CUDA graphs and workspace:
+		// only weights, KV cache and the request map are under the memory
+		// saver (sglang#2542: 1.1 GB left of a paused Llama-1B).
+		released = append(released, part(KindEngineWork, sglangWorkspaceBytes, "workspace kept when released (sglang#2542)"))
+	}
 	for p := range phases {
 		phases[p] = running
 		if e.Offloaded && Phase(p) != PhaseRollout && Phase(p) != PhaseInit {
@@ -96,7 +138,7 @@ func (e *Engine) resolve(component string, capacity, others int64) (EngineState,
 	if e.Offloaded {
 		// The weights are part of the budget (an engine whose weights
 		// exceed it does not start, which checkEngines reports).
-		w := min(e.WeightsBytes, float64(st.Budget))
+		w := min(e.WeightsBytes, float64(st.Budget-inside))
 		phases[PhaseWeightSync] = Usage{ctx, graphs, part(KindWeights, w, "the engine's weights, resumed for the sync")}
 	}
 	after := running

@@ -118,7 +118,7 @@ func checkGPU(r GPUReport, prof Profile) []Finding {
 	if len(out) > 0 {
 		return out // the estimates below would only repeat the error
 	}
-	return append(out, checkHeadroom(r, prof)...)
+	return append(append(out, checkHeadroom(r, prof)...), checkOpenTokens(r)...)
 }
 
 // phaseDrivers are the drivers of the workers with memory in a phase.

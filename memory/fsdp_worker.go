@@ -64,7 +64,7 @@ func fsdpTrainer(in Input, t *model.TrainerSettings, component string, order int
 		w.Notes = append(w.Notes, fmt.Sprintf("%s's activations are not modelled for %s; declare them with %s%s in --mem-profile", component, a.Name, componentPrefix, component))
 	default:
 		act, formula := fsdpActivation(a, sh, t.GradientCheckpointing.Value)
-		activ = part(KindActivations, act*frag, fmt.Sprintf("%s, %d×%d tokens, ×%g fragmentation", formula, sh.mbs, sh.seq, frag))
+		activ = part(KindActivations, act*frag, fmt.Sprintf("%s, %d×%d tokens%s, ×%g fragmentation", formula, sh.mbs, sh.seq, sh.bound, frag))
 		if hasDeclared {
 			ctx = append(ctx, part(KindProfiled, float64(declared), in.Profile.Source(componentPrefix+component)))
 		}
@@ -79,15 +79,17 @@ func fsdpTrainer(in Input, t *model.TrainerSettings, component string, order int
 		Usage{part(KindBucket, float64(in.Profile.BucketBytes), in.Profile.Source("weight_sync_bucket_gib"))})
 	if a.ExtraParams == 0 { // a VLA's outputs are actions: its activations, logits included, are not modelled
 		w.Spikes[PhaseTrain] = in.spike(sh, a.VocabSize, 1, 1)
+		in.openTokens(&w, PhaseTrain, sh, activ, w.Spikes[PhaseTrain])
 	}
 	w.Drivers = append(Drivers{in.modelDriver(), stringDriver(RolePrecision, t.Precision), stringDriver(RoleSharding, t.ShardingStrategy),
 		boolDriver(RoleOffload, t.EnableOffload), boolDriver(RoleOptOffload, t.FSDPCPUOffload)}, sh.drivers...)
 	if in.Layout.ActorLogprob && a.ExtraParams == 0 {
 		lp := in.logprobShape(t)
 		args := MegatronArgsFor(a, &model.TrainerSettings{}, 1, false, lp.seq, lp.mbs)
-		fwd := part(KindActivations, ForwardActivation(args, 1)*frag, fmt.Sprintf("forward pass, %d×%d tokens", lp.mbs, lp.seq))
+		fwd := part(KindActivations, ForwardActivation(args, 1)*frag, fmt.Sprintf("forward pass, %d×%d tokens%s", lp.mbs, lp.seq, lp.bound))
 		w.Phases[PhaseLogprob] = join(ctx, Usage{state[0], gathered}, kept(true, state[1:], flags[1:]), Usage{fwd})
 		w.Spikes[PhaseLogprob] = in.spike(lp, a.VocabSize, 1, 1)
+		in.openTokens(&w, PhaseLogprob, lp, fwd, w.Spikes[PhaseLogprob])
 		w.Drivers = append(w.Drivers, lp.drivers...)
 	}
 	return w

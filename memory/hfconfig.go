@@ -31,6 +31,7 @@ var hfIntKeys = map[string]func(*Arch) *int{
 	"qk_nope_head_dim":                func(a *Arch) *int { return &a.QKNopeHeadDim },
 	"qk_rope_head_dim":                func(a *Arch) *int { return &a.QKRopeHeadDim },
 	"v_head_dim":                      func(a *Arch) *int { return &a.VHeadDim },
+	"max_position_embeddings":         func(a *Arch) *int { return &a.MaxPositions },
 }
 
 // hfConfig is what was read of one config.json, before defaults.

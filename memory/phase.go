@@ -76,6 +76,8 @@ type Part struct {
 	Kind      Kind   `json:"kind"`
 	Bytes     int64  `json:"bytes"`
 	Source    string `json:"source"`
+	// tokens is a logits spike's micro-batch, for its warning.
+	tokens int64
 }
 
 // Usage is what one worker (or one GPU) holds during a phase.

@@ -25,10 +25,12 @@ const GiB = 1 << 30
 //	cuda_context_gib: 1.0        # CUDA context of each process on a GPU
 //	nccl_gib: 0.5                # NCCL buffers of each process
 //	cuda_graph_gib: 1.0          # an engine's CUDA graphs (kept when released)
-//	engine_activation_gib: 2.0   # an engine's forward activations
+//	engine_activation_gib: 2.0   # an engine's runtime memory beyond its budget (default: a formula, see engine_overhead.go)
+//	engine_preload_gib: 0.4      # what an engine's process holds before it loads (context, NCCL; more on a desktop or WSL2)
+//	vllm_v1: 1                   # vLLM's engine: 1 for V1 (the start check), 0 for V0
 //	weight_sync_bucket_gib: 0.5  # the bucket a weight sync sends at once
 //	fragmentation: 0.10          # allocator slack, a fraction of activations
-//	logits_copies: 1             # extra fp32 logits copies (a .float() copy; 2 with entropy and KL)
+//	logits_copies: 1.5           # fp32 logits copies beyond the output layer's (see DefaultProfile)
 //	headroom_min_gib: 2          # warn below max(this, headroom_fraction)
 //	headroom_fraction: 0.08      #   of the GPU's capacity
 //	component_gib.env: 3.0       # a component rlsolve does not model, per process
@@ -42,6 +44,11 @@ type Profile struct {
 	LogitsCopies          float64
 	HeadroomMinBytes      int64
 	HeadroomFraction      float64
+	// EnginePreloadBytes is what an engine's process holds before it
+	// measures free memory and loads its weights.
+	EnginePreloadBytes int64
+	// VLLMV1 is 1 for vLLM's V1 engine, 0 for V0.
+	VLLMV1 float64
 	// Components are per-process bytes of components rlsolve does not
 	// model (env simulators, reward servers), by component name.
 	Components map[string]int64
@@ -51,9 +58,18 @@ type Profile struct {
 }
 
 // DefaultProfile is the conservative default (spec/memory.md §4.2).
+// LogitsCopies is 1.5: Megatron's output-layer term (with the
+// activations) counts one fp32 logits tensor, 4 B per token and vocabulary
+// entry; the log-prob path holds 10: the bf16 logits (2), their `.float()`
+// copy (4) and the `logits - logits_max` buffer that vocab_parallel_softmax
+// reuses for exp and softmax (4) (slime/utils/ppo_utils.py,
+// _VocabParallelLogProbEntropy.forward at THUDM/slime 624b824). Older slime
+// also cloned the logits first (compute_log_probs(logits.clone()),
+// slime#1951): a profile with logits_copies 2.5 says so.
 func DefaultProfile() Profile {
 	return Profile{ContextBytes: GiB, NCCLBytes: GiB / 2, GraphBytes: GiB, EngineActivationBytes: 2 * GiB,
-		BucketBytes: GiB / 2, Fragmentation: 0.10, LogitsCopies: 1, HeadroomMinBytes: 2 * GiB, HeadroomFraction: 0.08,
+		BucketBytes: GiB / 2, Fragmentation: 0.10, LogitsCopies: 1.5, HeadroomMinBytes: 2 * GiB, HeadroomFraction: 0.08,
+		EnginePreloadBytes: preloadBytes, VLLMV1: 1,
 		Components: map[string]int64{}}
 }
 
@@ -89,6 +105,8 @@ var profileKeys = map[string]profileKey{
 	"fragmentation":          {max: 10, frac: func(p *Profile) *float64 { return &p.Fragmentation }},
 	"logits_copies":          {max: 16, frac: func(p *Profile) *float64 { return &p.LogitsCopies }},
 	"headroom_fraction":      {max: 1, frac: func(p *Profile) *float64 { return &p.HeadroomFraction }},
+	"engine_preload_gib":     {max: 1024, bytes: func(p *Profile) *int64 { return &p.EnginePreloadBytes }},
+	"vllm_v1":                {max: 1, frac: func(p *Profile) *float64 { return &p.VLLMV1 }},
 }
 
 const componentPrefix = "component_gib."

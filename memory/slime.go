@@ -37,21 +37,53 @@ func SlimeSettings(flags map[string]model.FlagValue) (*model.MemorySettings, mod
 	s.Critic = r.boolFact("advantage-estimator", false)
 	s.Critic.Value = flags["advantage-estimator"].Text == "ppo"
 	s.Rollout = r.engine()
-	colocate := r.boolFact("colocate", false)
-	both := r.boolFact("offload", false)
-	offTrain := r.switchPair("offload-train", colocate.Value || both.Value, colocate, both)
-	s.Actor.OffloadWeight, s.Actor.OffloadGrad, s.Actor.OffloadOptimizer = offTrain, offTrain, offTrain
-	if s.Critic.Value && !offTrain.Set {
-		s.Actor.OffloadWeight.Value, s.Actor.OffloadGrad.Value, s.Actor.OffloadOptimizer.Value = true, true, true
-	}
-	s.Rollout.Offload = r.switchPair("offload-rollout", colocate.Value || both.Value, colocate, both)
+	r.offloads(s)
 	s.Batch = model.BatchSettings{
 		MaxPromptLength: r.int("rollout-max-prompt-len", 0), MaxResponseLength: r.int("rollout-max-response-len", 0),
 		DynamicBatch: r.boolFact("use-dynamic-batch-size", false), MaxTokensPerMicroBatch: r.int("max-tokens-per-gpu", 0),
-		LogprobMaxTokens: r.int("log-probs-max-tokens-per-gpu", 0),
+		LogprobMaxTokens: r.int("log-probs-max-tokens-per-gpu", 0), MaxContextLength: r.int("rollout-max-context-len", 0),
+		MultiTurn: r.boolFact("custom-generate-function-path", false),
 	}
+	// slime: a context cap without a prompt cap sets the prompt cap to the
+	// context less one (arguments.py, slime_validate_args).
+	if c := s.Batch.MaxContextLength; c.Value > 0 && !s.Batch.MaxPromptLength.Set {
+		s.Batch.MaxPromptLength = model.IntFact{Value: c.Value - 1, Set: true, Span: c.Span, Key: c.Key}
+	}
+	s.Batch.PromptUnbounded = !s.Batch.MaxPromptLength.Set
 	s.Batch.SeqLength.Key = "--seq-length"
 	return s, r.diags
+}
+
+// offloads applies slime's offload rules (slime/utils/arguments.py,
+// slime_validate_args, at THUDM/slime 624b824): --offload sets both
+// offloads whatever else is written; --debug-rollout-only turns both off;
+// --colocate turns on what is not written, except that --release-train
+// releases the trainer instead of offloading it; PPO's critic forces train
+// offload.
+func (r *slimeReader) offloads(s *model.MemorySettings) {
+	colocate := r.boolFact("colocate", false)
+	both := r.boolFact("offload", false)
+	release := r.boolFact("release-train", false)
+	rolloutOnly := r.boolFact("debug-rollout-only", false)
+	offTrain := r.switchPair("offload-train", colocate.Value, colocate)
+	offRollout := r.switchPair("offload-rollout", colocate.Value, colocate)
+	if both.Value {
+		offTrain = model.BoolFact{Value: true, Set: true, Span: both.Span, Key: both.Key}
+		offRollout = offTrain
+	}
+	if colocate.Value && release.Value {
+		offTrain = model.BoolFact{Value: false, Set: true, Span: release.Span, Key: release.Key}
+		offRollout = model.BoolFact{Value: true, Set: true, Span: release.Span, Key: release.Key}
+	}
+	if rolloutOnly.Value {
+		offTrain = model.BoolFact{Value: false, Set: true, Span: rolloutOnly.Span, Key: rolloutOnly.Key}
+		offRollout = offTrain
+	}
+	if s.Critic.Value {
+		offTrain = model.BoolFact{Value: true, Set: true, Span: r.flags["advantage-estimator"].Span, Key: "--advantage-estimator"}
+	}
+	s.Actor.OffloadWeight, s.Actor.OffloadGrad, s.Actor.OffloadOptimizer = offTrain, offTrain, offTrain
+	s.Rollout.Offload = offRollout
 }
 
 type slimeReader struct {
@@ -69,20 +101,28 @@ func (r *slimeReader) trainer(t *model.TrainerSettings) {
 	t.EP, t.ETP = r.int("expert-model-parallel-size", 1), r.int("expert-tensor-parallel-size", 0)
 	t.ETP.Set = t.ETP.Set && t.ETP.Value > 0
 	t.SequenceParallel = r.boolFact("sequence-parallel", false)
-	t.DistributedOptimizer = r.boolFact("use-distributed-optimizer", false)
+	// slime always turns on the distributed optimizer and bf16 (unless
+	// --fp16), whatever the command says (_set_default_megatron_args in
+	// slime/backends/megatron_utils/arguments.py).
+	t.DistributedOptimizer = r.boolFact("use-distributed-optimizer", true)
+	t.DistributedOptimizer.Value = true
 	t.RecomputeGranularity = r.str("recompute-granularity", "")
 	t.RecomputeMethod = r.str("recompute-method", "")
 	t.RecomputeNumLayers = r.int("recompute-num-layers", 1)
-	t.Precision = model.StringFact{Value: "fp32", Key: "--bf16"}
-	for _, p := range []string{"bf16", "fp16"} {
-		if v, ok := r.flags[p]; ok {
-			t.Precision = model.StringFact{Value: p, Set: true, Span: v.Span, Key: "--" + p}
-		}
+	r.defaults["--bf16"] = "true"
+	t.Precision = model.StringFact{Value: "bf16", Key: "--bf16"}
+	if v, ok := r.flags["bf16"]; ok {
+		t.Precision = model.StringFact{Value: "bf16", Set: true, Span: v.Span, Key: "--bf16"}
+	}
+	if v, ok := r.flags["fp16"]; ok {
+		t.Precision = model.StringFact{Value: "fp16", Set: true, Span: v.Span, Key: "--fp16"}
 	}
 	t.MicroBatch = r.int("micro-batch-size", 1)
 	t.LogprobMicroBatch = r.int("log-probs-micro-batch-size", 0)
 	t.OptimizerCPUOffload = r.boolFact("optimizer-cpu-offload", false)
 	t.OptimizerOffloadFraction = r.float("optimizer-offload-fraction", 1.0)
+	t.TransformerImpl = r.str("transformer-impl", "transformer_engine")
+	t.DeepEP = r.boolFact("moe-enable-deepep", false)
 }
 
 func (r *slimeReader) engine() model.EngineSettings {
@@ -92,8 +132,19 @@ func (r *slimeReader) engine() model.EngineSettings {
 		TP:          r.int("rollout-num-gpus-per-engine", 1), PP: r.int("sglang-pp-size", 1),
 		MaxRunningRequests: r.int("sglang-max-running-requests", 0), CUDAGraphMaxBS: r.int("sglang-cuda-graph-max-bs", 0),
 		ChunkedPrefill: r.int("sglang-chunked-prefill-size", 0), EnforceEager: r.boolFact("sglang-disable-cuda-graph", false),
-		Precision: r.str("sglang-dtype", ""),
+		Precision: r.str("sglang-dtype", ""), Quantization: r.str("sglang-quantization", ""),
+		DeepEP: r.a2aDeepEP(), ContextLength: r.int("sglang-context-length", 0),
 	}
+}
+
+// a2aDeepEP: SGLang's DeepEP all-to-all, --sglang-moe-a2a-backend deepep
+// (or the older --sglang-enable-deepep-moe switch).
+func (r *slimeReader) a2aDeepEP() model.BoolFact {
+	f := r.boolFact("sglang-enable-deepep-moe", false)
+	if v, ok := r.flags["sglang-moe-a2a-backend"]; ok {
+		f = model.BoolFact{Value: v.Text == "deepep", Set: true, Span: v.Span, Key: "--sglang-moe-a2a-backend"}
+	}
+	return f
 }
 
 func (r *slimeReader) str(name, def string) model.StringFact {

@@ -82,6 +82,78 @@ func TestSlimeSettings(t *testing.T) {
 	}
 }
 
+// TestSlimeDefaults holds slime's own defaults (slime/utils/arguments.py
+// and megatron_utils/arguments.py at THUDM/slime 624b824) to the settings.
+func TestSlimeDefaults(t *testing.T) {
+	tests := []struct {
+		name  string
+		flags map[string]model.FlagValue
+		check func(s *model.MemorySettings) string
+	}{
+		{"slime forces the distributed optimizer and bf16 (_set_default_megatron_args)", flags(), func(s *model.MemorySettings) string {
+			if !s.Actor.DistributedOptimizer.Value || s.Actor.DistributedOptimizer.Set || s.Actor.Precision.Value != "bf16" {
+				return "slime's forced defaults"
+			}
+			return ""
+		}},
+		{"--fp16 is the one precision slime does not turn into bf16", flags("fp16"), func(s *model.MemorySettings) string {
+			if s.Actor.Precision.Value != "fp16" || !s.Actor.Precision.Set {
+				return "fp16"
+			}
+			return ""
+		}},
+		{"--offload wins over --no-offload-train", flags("offload", "no-offload-train"), func(s *model.MemorySettings) string {
+			if !s.Actor.OffloadWeight.Value || !s.Rollout.Offload.Value || s.Actor.OffloadWeight.Key != "--offload" {
+				return "offloads"
+			}
+			return ""
+		}},
+		{"--release-train releases the colocated trainer instead of offloading it", flags("colocate", "release-train"), func(s *model.MemorySettings) string {
+			if s.Actor.OffloadWeight.Value || !s.Rollout.Offload.Value {
+				return "offloads"
+			}
+			return ""
+		}},
+		{"--debug-rollout-only turns both offloads off", flags("colocate", "debug-rollout-only"), func(s *model.MemorySettings) string {
+			if s.Actor.OffloadWeight.Value || s.Rollout.Offload.Value {
+				return "offloads"
+			}
+			return ""
+		}},
+		{"ppo forces train offload over --no-offload-train", flags("advantage-estimator=ppo", "no-offload-train"), func(s *model.MemorySettings) string {
+			if !s.Actor.OffloadWeight.Value {
+				return "offloads"
+			}
+			return ""
+		}},
+		{"a context cap sets the prompt cap to the context less one", flags("rollout-max-context-len=32768", "custom-generate-function-path=x.generate"),
+			func(s *model.MemorySettings) string {
+				b := s.Batch
+				if b.MaxPromptLength.Value != 32767 || b.PromptUnbounded || !b.MultiTurn.Value || b.MaxContextLength.Value != 32768 {
+					return "batch"
+				}
+				return ""
+			}},
+		{"no prompt cap leaves the prompt unbounded", flags("rollout-max-response-len=8192"), func(s *model.MemorySettings) string {
+			if !s.Batch.PromptUnbounded {
+				return "prompt"
+			}
+			return ""
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s, ds := SlimeSettings(tt.flags)
+			if len(ds) > 0 {
+				t.Fatalf("unexpected diagnostics %v", ds)
+			}
+			if why := tt.check(s); why != "" {
+				t.Errorf("%s: %+v", why, s)
+			}
+		})
+	}
+}
+
 func TestSlimeSettingsErrors(t *testing.T) {
 	_, ds := SlimeSettings(flags("tensor-model-parallel-size=${TP}", "sglang-mem-fraction-static=1.5", "micro-batch-size=2"))
 	if len(ds) != 2 {

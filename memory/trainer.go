@@ -15,25 +15,30 @@ func trainer(in Input, t *model.TrainerSettings, component string, order int) Wo
 }
 
 // shape is the tokens of one micro-batch: mbs sequences of seq tokens.
+// bound says why seq when it is not the cap itself; open is true when
+// nothing bounds a sample (openWhy says what is missing).
 type shape struct {
 	seq, mbs int
 	drivers  Drivers
+	bound    string
+	open     bool
+	openWhy  string
 }
 
 func (s shape) tokens() int64 {
 	return int64(min(max(s.seq, 0), maxTokens)) * int64(min(max(s.mbs, 1), maxTokens))
 }
 
-// trainShape: packed micro-batches of the token cap under dynamic
-// batching, else micro-batch × sequence length.
+// trainShape: packed micro-batches of the token cap (or of the longest
+// sample, when longer) under dynamic batching, else micro-batch × the
+// longest sample.
 func (in Input) trainShape(t *model.TrainerSettings) shape {
 	b := in.Settings.Batch
 	if b.DynamicBatch.Value && b.MaxTokensPerMicroBatch.Value > 0 {
-		return shape{seq: b.MaxTokensPerMicroBatch.Value, mbs: 1, drivers: Drivers{
-			boolDriver(RoleMaxTokens, b.DynamicBatch), intDriver(RoleMaxTokens, b.MaxTokensPerMicroBatch)}}
+		return in.packed(b.MaxTokensPerMicroBatch, Drivers{
+			boolDriver(RoleMaxTokens, b.DynamicBatch), intDriver(RoleMaxTokens, b.MaxTokensPerMicroBatch)})
 	}
-	seq, ds := in.seqLength()
-	return shape{seq: seq, mbs: max(t.MicroBatch.Value, 1), drivers: append(ds, intDriver(RoleMicroBatch, t.MicroBatch))}
+	return in.fixed(t.MicroBatch, RoleMicroBatch)
 }
 
 // logprobShape is a log-prob micro-batch's tokens.
@@ -41,18 +46,17 @@ func (in Input) logprobShape(t *model.TrainerSettings) shape {
 	b := in.Settings.Batch
 	if b.DynamicBatch.Value {
 		if b.LogprobMaxTokens.Value > 0 {
-			return shape{seq: b.LogprobMaxTokens.Value, mbs: 1, drivers: Drivers{intDriver(RoleMaxTokens, b.LogprobMaxTokens)}}
+			return in.packed(b.LogprobMaxTokens, Drivers{intDriver(RoleMaxTokens, b.LogprobMaxTokens)})
 		}
 		if b.MaxTokensPerMicroBatch.Value > 0 {
-			return shape{seq: b.MaxTokensPerMicroBatch.Value, mbs: 1, drivers: Drivers{intDriver(RoleMaxTokens, b.MaxTokensPerMicroBatch)}}
+			return in.packed(b.MaxTokensPerMicroBatch, Drivers{intDriver(RoleMaxTokens, b.MaxTokensPerMicroBatch)})
 		}
 	}
-	seq, ds := in.seqLength()
 	mbs := t.LogprobMicroBatch
 	if mbs.Value < 1 {
 		mbs = t.MicroBatch
 	}
-	return shape{seq: seq, mbs: max(mbs.Value, 1), drivers: append(ds, intDriver(RoleLogprobBatch, mbs))}
+	return in.fixed(mbs, RoleLogprobBatch)
 }
 
 // seqLength is one sequence's tokens: the sequence length, or prompt and
@@ -114,19 +118,26 @@ func megatronTrainer(in Input, t *model.TrainerSettings, component string, order
 	flags := []model.BoolFact{t.OffloadWeight, t.OffloadGrad, t.OffloadOptimizer}
 	act, formula := TrainActivation(args, t.RecomputeGranularity.Value, t.RecomputeMethod.Value, t.RecomputeNumLayers.Value, args.ContextParallelSize, 0)
 	frag := 1 + in.Profile.Fragmentation
-	activ := part(KindActivations, act*frag, fmt.Sprintf("%s, %d×%d tokens, ×%g fragmentation", formula, sh.mbs, sh.seq, frag))
+	activ := part(KindActivations, act*frag, fmt.Sprintf("%s, %d×%d tokens%s, ×%g fragmentation", formula, sh.mbs, sh.seq, sh.bound, frag))
 	ctx := in.context()
 	acts := in.offloadActs()
 	w := Worker{Component: component, StartOrder: order}
 	w.Phases[PhaseInit] = join(ctx, state)
 	w.AfterStart = w.Phases[PhaseInit]
 	w.Phases[PhaseRollout] = join(ctx, kept(acts, state, flags))
-	w.Phases[PhaseTrain] = join(ctx, state, Usage{activ})
+	w.Phases[PhaseTrain] = join(ctx, state, Usage{activ}, in.scores(t, args, sh))
 	w.Phases[PhaseWeightSync] = join(ctx, Usage{state[0]}, kept(acts, state[1:], flags[1:]),
 		Usage{part(KindBucket, float64(in.Profile.BucketBytes), in.Profile.Source("weight_sync_bucket_gib"))})
 	w.Phases[PhaseLogprob] = w.Phases[PhaseRollout]
+	if res, ok := in.offloadResidue(t, ctx); ok && acts && t.OffloadWeight.Value {
+		w.Phases[PhaseRollout] = join(w.Phases[PhaseRollout], Usage{res})
+	}
+	if t.DeepEP.Value {
+		w.Notes = append(w.Notes, fmt.Sprintf("%s: DeepEP's buffers are not modelled (%s%s in --mem-profile)", component, componentPrefix, component))
+	}
 	vocab, tp, cp := args.PaddedVocabSize, args.TensorModelParallelSize, args.ContextParallelSize
 	w.Spikes[PhaseTrain] = in.spike(sh, vocab, tp, cp)
+	in.openTokens(&w, PhaseTrain, sh, activ, w.Spikes[PhaseTrain])
 	w.Drivers = append(Drivers{in.modelDriver(), intDriver(RoleTP, t.TP), intDriver(RolePP, t.PP), intDriver(RoleCP, t.CP),
 		boolDriver(RoleDistOpt, t.DistributedOptimizer), stringDriver(RoleRecompute, t.RecomputeGranularity),
 		boolDriver(RoleOffloadWts, t.OffloadWeight), boolDriver(RoleOffload, t.OffloadGrad), boolDriver(RoleOffload, t.OffloadOptimizer),
@@ -134,9 +145,10 @@ func megatronTrainer(in Input, t *model.TrainerSettings, component string, order
 	if in.Layout.ActorLogprob {
 		lp := in.logprobShape(t)
 		largs := MegatronArgsFor(in.Arch, t, in.Layout.ActorGPUs, s.PadVocab, lp.seq, lp.mbs)
-		fwd := part(KindActivations, ForwardActivation(largs, cp)*frag, fmt.Sprintf("forward pass, %d×%d tokens: one layer and fp32 logits", lp.mbs, lp.seq))
+		fwd := part(KindActivations, ForwardActivation(largs, cp)*frag, fmt.Sprintf("forward pass, %d×%d tokens%s: one layer and fp32 logits", lp.mbs, lp.seq, lp.bound))
 		w.Phases[PhaseLogprob] = join(ctx, Usage{state[0]}, kept(acts, state[1:], flags[1:]), Usage{fwd})
 		w.Spikes[PhaseLogprob] = in.spike(lp, vocab, tp, cp)
+		in.openTokens(&w, PhaseLogprob, lp, fwd, w.Spikes[PhaseLogprob])
 		w.Drivers = append(w.Drivers, lp.drivers...)
 	}
 	return w
@@ -145,8 +157,10 @@ func megatronTrainer(in Input, t *model.TrainerSettings, component string, order
 // spike is the worst-case extra fp32 logits of a micro-batch.
 func (in Input) spike(sh shape, vocab, tp, cp int) Part {
 	c := in.Profile.LogitsCopies
-	return part(KindLogits, c*LogitsBytes(sh.tokens(), vocab, tp, cp),
-		fmt.Sprintf("%g extra fp32 logits copies: %d tokens / CP %d × vocab %d / TP %d × 4 B", c, sh.tokens(), max(cp, 1), vocab, max(tp, 1)))
+	p := part(KindLogits, c*LogitsBytes(sh.tokens(), vocab, tp, cp),
+		fmt.Sprintf("%g extra fp32 logits copies: %d tokens%s / CP %d × vocab %d / TP %d × 4 B", c, sh.tokens(), sh.bound, max(cp, 1), vocab, max(tp, 1)))
+	p.tokens = sh.tokens()
+	return p
 }
 
 // inference is RLinf's dedicated log-prob worker: bf16 weights, and a
@@ -171,4 +185,23 @@ func inference(in Input, t *model.TrainerSettings) Worker {
 	w.Spikes[PhaseLogprob] = in.spike(lp, args.PaddedVocabSize, args.TensorModelParallelSize, cp)
 	w.Drivers = append(Drivers{in.modelDriver(), intDriver(RoleTP, t.TP), intDriver(RolePP, t.PP)}, lp.drivers...)
 	return w
+}
+
+// scores are the attention scores Megatron's local transformer
+// (--transformer-impl local, no flash attention) holds: 5·a·s²·b bytes per
+// layer over TP and CP (scores, softmax and dropout mask; Korthikanti et al.
+// 2022, Table 2), for the layer being rebuilt under full recompute or every
+// layer of the stage without it. Flash attention holds none.
+func (in Input) scores(t *model.TrainerSettings, a MegatronArgs, sh shape) Usage {
+	if t.TransformerImpl.Value != "local" {
+		return nil
+	}
+	s, b := float64(sh.seq), float64(sh.mbs)
+	layers := (a.NumLayers + max(a.PipelineModelParallelSize, 1) - 1) / max(a.PipelineModelParallelSize, 1)
+	if t.RecomputeGranularity.Value == "full" {
+		layers = 1
+	}
+	per := 5 * float64(a.NumAttentionHeads) * s * s * b / float64(max(a.TensorModelParallelSize, 1)*max(a.ContextParallelSize, 1))
+	return Usage{part(KindActivations, per*float64(layers), fmt.Sprintf("attention scores without flash (%s local): 5·a·s²·b over %d layer(s), %d×%d tokens",
+		t.TransformerImpl.Key, layers, sh.mbs, sh.seq))}
 }

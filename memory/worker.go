@@ -26,6 +26,8 @@ type Worker struct {
 	// Spikes are worst-case transient logits beyond Phases (extra fp32
 	// copies), per phase.
 	Spikes [NumPhases]Part
+	// Open marks the phases whose micro-batch nothing bounds.
+	Open [NumPhases]*OpenTokens
 	// Drivers are the settings that drive its numbers.
 	Drivers Drivers
 	// Notes say what the estimate leaves out.

@@ -89,6 +89,11 @@ type TrainerSettings struct {
 	LoRARank              IntFact
 	// TrainExpertOnly trains only a VLA's action expert (openpi).
 	TrainExpertOnly BoolFact
+	// TransformerImpl is Megatron's --transformer-impl: "local" computes
+	// attention without flash, holding s² scores.
+	TransformerImpl StringFact
+	// DeepEP is Megatron's DeepEP dispatcher (--moe-enable-deepep).
+	DeepEP BoolFact
 }
 
 // EngineSettings are the rollout engine's settings.
@@ -113,6 +118,15 @@ type EngineSettings struct {
 	// the placement decides, not a key.
 	Offload   BoolFact
 	Precision StringFact
+	// Quantization is the engine's weight quantization (slime
+	// --sglang-quantization: fp8 halves bf16 weights).
+	Quantization StringFact
+	// DeepEP is the engine's DeepEP all-to-all (--sglang-moe-a2a-backend
+	// deepep).
+	DeepEP BoolFact
+	// ContextLength is the engine's context (slime --sglang-context-length);
+	// 0 means the model's max_position_embeddings.
+	ContextLength IntFact
 }
 
 // BatchSettings size the tokens of one micro-batch and one sequence.
@@ -127,4 +141,15 @@ type BatchSettings struct {
 	// LogprobMaxTokens caps a log-prob micro-batch (slime
 	// --log-probs-max-tokens-per-gpu; 0 means MaxTokensPerMicroBatch).
 	LogprobMaxTokens IntFact
+	// MaxContextLength caps a whole sample, prompt and response (slime
+	// --rollout-max-context-len); 0 when not given.
+	MaxContextLength IntFact
+	// MultiTurn is true when a custom generation function builds each
+	// sample over several turns (slime --custom-generate-function-path):
+	// the response cap then bounds one turn, not the sample.
+	MultiTurn BoolFact
+	// PromptUnbounded is true when nothing in the input caps a prompt (slime
+	// without --rollout-max-prompt-len or --rollout-max-context-len): the
+	// longest sample is then bounded by the model's context only.
+	PromptUnbounded bool
 }

@@ -28,13 +28,13 @@ func (s *MemorySettings) each(f func(ref any)) {
 			&t.DistributedOptimizer, &t.RecomputeGranularity, &t.RecomputeMethod, &t.RecomputeNumLayers, &t.Precision,
 			&t.MicroBatch, &t.LogprobMicroBatch, &t.OffloadWeight, &t.OffloadGrad, &t.OffloadOptimizer,
 			&t.OptimizerCPUOffload, &t.OptimizerOffloadFraction, &t.EnableOffload, &t.FSDPCPUOffload,
-			&t.ShardingStrategy, &t.GradientCheckpointing, &t.LoRA, &t.LoRARank, &t.TrainExpertOnly} {
+			&t.ShardingStrategy, &t.GradientCheckpointing, &t.LoRA, &t.LoRARank, &t.TrainExpertOnly, &t.TransformerImpl, &t.DeepEP} {
 			f(p)
 		}
 	}
 	engine := func(e *EngineSettings) {
 		for _, p := range []any{&e.ModelPath, &e.Backend, &e.MemFraction, &e.TP, &e.PP, &e.MaxRunningRequests,
-			&e.CUDAGraphMaxBS, &e.ChunkedPrefill, &e.EnforceEager, &e.Offload, &e.Precision} {
+			&e.CUDAGraphMaxBS, &e.ChunkedPrefill, &e.EnforceEager, &e.Offload, &e.Precision, &e.Quantization, &e.DeepEP, &e.ContextLength} {
 			f(p)
 		}
 	}
@@ -53,7 +53,7 @@ func (s *MemorySettings) each(f func(ref any)) {
 	}
 	b := &s.Batch
 	for _, p := range []any{&b.SeqLength, &b.MaxPromptLength, &b.MaxResponseLength, &b.DynamicBatch,
-		&b.MaxTokensPerMicroBatch, &b.LogprobMaxTokens} {
+		&b.MaxTokensPerMicroBatch, &b.LogprobMaxTokens, &b.MaxContextLength, &b.MultiTurn} {
 		f(p)
 	}
 }

@@ -85,7 +85,7 @@ func TestMemoryConflicts(t *testing.T) {
 		{name: "SGLang pool empty", yaml: memPool, code: model.CodeMemoryPool,
 			facts:  []string{"4-7", "0.5", "/models/Qwen2.5-32B"},
 			labels: []string{"1"},
-			fix:    stFix{message: "raise the fraction", old: "0.5", new: "0.78"}},
+			fix:    stFix{message: "raise the fraction", old: "0.5", new: "0.77"}}, // (weights + one sequence) / 79.6 GiB free after 0.4 GiB of pre-load usage
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			set := memSet(t, c.yaml, memInv(8, 80), model.ClassModelParallel)

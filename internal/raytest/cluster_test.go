@@ -65,7 +65,12 @@ func TestJobPlacesOneTaskPerNode(t *testing.T) {
 	for _, n := range c.Layout {
 		rankOf[n.IP] = strconv.Itoa(n.Rank)
 	}
+	seen := map[string]bool{}
 	for _, p := range got {
+		if seen[p.IP] {
+			t.Errorf("two nodes have IP %s: every node must have its own", p.IP)
+		}
+		seen[p.IP] = true
 		if p.NodeID != p.WantID || p.IP != p.WantIP {
 			t.Errorf("a task pinned to %s (%s) ran on %s (%s)", p.WantID, p.WantIP, p.NodeID, p.IP)
 		}

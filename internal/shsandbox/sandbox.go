@@ -1,0 +1,323 @@
+// Package shsandbox evaluates a bash launch script without running it:
+// mvdan.cc/sh/v3 interprets the script; every external command is
+// intercepted and stubbed (commands.go), writes go to memory and reads are
+// confined to a few folders (fs.go), and steps, output, files and time are
+// bounded. What comes back is each external command the script would have
+// run, its arguments expanded, and for the commands the caller asks about,
+// where each argument's value was written (origins.go).
+package shsandbox
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"mvdan.cc/sh/v3/expand"
+	"mvdan.cc/sh/v3/interp"
+	"mvdan.cc/sh/v3/syntax"
+)
+
+// Limits bound what a script can make the sandbox do.
+type Limits struct {
+	MaxScript int           // bytes of the script
+	MaxDepth  int           // nesting of brackets in the script text
+	MaxSteps  int           // commands run, loop turns and function calls
+	MaxOutput int           // bytes the script writes to its stdout/stderr
+	MaxFiles  int           // bytes of every file read or written
+	MaxVars   int           // bytes held in variables
+	MaxCalls  int           // external commands recorded
+	Timeout   time.Duration // wall time, the last resort
+}
+
+// DefaultLimits fit every launch script of slime's repository many times.
+var DefaultLimits = Limits{MaxScript: 512 << 10, MaxDepth: 200, MaxSteps: 100_000, MaxOutput: 4 << 20,
+	MaxFiles: 16 << 20, MaxVars: 32 << 20, MaxCalls: 4096, Timeout: 20 * time.Second}
+
+// Options describe the script and the stand-ins' answers.
+type Options struct {
+	Name string // the script's file name, for spans and $0
+	// Dir is the script's folder: its working directory. Roots are the
+	// folders whose files it may read (Dir is not added implicitly).
+	Dir   string
+	Roots []string
+	Env   map[string]string // variables set before the script runs
+	// The stand-ins' answers: GPUs of this node, CPUs, host name, address.
+	GPUs, CPUs   int
+	Hostname, IP string
+	// Entry picks the commands whose arguments' origins are traced.
+	Entry  func(argv []string) bool
+	Limits Limits
+}
+
+// Error is a script the sandbox refuses or stops.
+type Error struct {
+	Kind string // "parse", "limit", "unsupported", "timeout"
+	Span Span   // where, when known
+	Msg  string
+}
+
+func (e *Error) Error() string { return e.Msg }
+
+// Result is what the script did.
+type Result struct {
+	Calls   []Call            // the external commands, in order
+	Files   map[string][]byte // what it wrote (memory only)
+	Sources map[string][]byte // the disk files it read
+	Refused []Refusal
+	Steps   int
+}
+
+type sandbox struct {
+	opt    Options
+	fs     *memFS
+	nodes  *nodeTable
+	steps  atomic.Int64
+	cancel context.CancelFunc
+	mu     sync.Mutex
+	calls  []Call
+	temps  int
+	err    *Error
+	srcs   int
+}
+
+// StepCommand is the command the instrumented script runs to count a loop
+// turn or a function call.
+const StepCommand = "__rlsolve_step"
+
+// Run evaluates the script src.
+func Run(ctx context.Context, src []byte, opt Options) (*Result, error) {
+	if opt.Limits.MaxSteps == 0 {
+		opt.Limits = DefaultLimits
+	}
+	lim := opt.Limits
+	if len(src) > lim.MaxScript {
+		return nil, &Error{Kind: "limit", Span: Span{File: opt.Name}, Msg: fmt.Sprintf("the script is %d bytes; the sandbox evaluates at most %d", len(src), lim.MaxScript)}
+	}
+	if at, depth := nesting(src); depth > lim.MaxDepth {
+		return nil, &Error{Kind: "limit", Span: spanAt(opt.Name, src, at), Msg: fmt.Sprintf("brackets and substitutions nest more than %d deep", lim.MaxDepth)}
+	}
+	file, err := syntax.NewParser().Parse(bytes.NewReader(src), opt.Name)
+	if err != nil {
+		return nil, parseError(opt.Name, src, err)
+	}
+	s := &sandbox{opt: opt, fs: newMemFS(opt.Roots, lim.MaxFiles), nodes: &nodeTable{}}
+	if e := s.nodes.instrument(file, opt.Name, src); e != nil {
+		return nil, e
+	}
+	ctx, cancel := context.WithTimeout(ctx, lim.Timeout)
+	defer cancel()
+	s.cancel = cancel
+	runErr := s.run(ctx, file)
+	res := &Result{Calls: s.calls, Files: s.fs.Files(), Sources: s.fs.read, Refused: s.fs.refused, Steps: int(s.steps.Load())}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch {
+	case s.err != nil:
+		return res, s.err
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return res, &Error{Kind: "timeout", Span: Span{File: opt.Name}, Msg: fmt.Sprintf("the script ran longer than %s", lim.Timeout)}
+	case runErr != nil:
+		return res, runErr
+	}
+	return res, nil
+}
+
+// run interprets the file; a panic inside the interpreter is an error.
+func (s *sandbox) run(ctx context.Context, file *syntax.File) (err error) {
+	defer func() {
+		if p := recover(); p != nil {
+			err = &Error{Kind: "unsupported", Span: Span{File: s.opt.Name}, Msg: fmt.Sprintf("the shell interpreter cannot evaluate this script: %v", p)}
+		}
+	}()
+	out := &boundedWriter{s: s}
+	r, err := interp.New(
+		interp.Env(expand.ListEnviron(s.environ()...)),
+		interp.StdIO(strings.NewReader(""), out, out),
+		interp.ExecHandlers(func(interp.ExecHandlerFunc) interp.ExecHandlerFunc { return s.exec }),
+		interp.CallHandler(s.call),
+		interp.OpenHandler(s.fs.open),
+		interp.StatHandler(s.fs.stat),
+		interp.ReadDirHandler2(s.fs.readDir),
+	)
+	if err != nil {
+		return &Error{Kind: "unsupported", Msg: err.Error()}
+	}
+	r.Dir = s.dir()
+	err = r.Run(ctx, file)
+	if _, ok := interp.IsExitStatus(err); ok || err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return nil // reported by Run from s.err or the deadline
+	}
+	return &Error{Kind: "unsupported", Span: Span{File: s.opt.Name}, Msg: err.Error()}
+}
+
+func (s *sandbox) dir() string {
+	if s.opt.Dir != "" {
+		return s.opt.Dir
+	}
+	return TempDir
+}
+
+// environ is the script's starting environment: a plain user's, then
+// Options.Env. Nothing of this process's environment leaks in.
+func (s *sandbox) environ() []string {
+	env := map[string]string{"HOME": "/home/rlsolve", "USER": "rlsolve", "LOGNAME": "rlsolve", "SHELL": "/bin/bash",
+		"PATH": "/usr/local/bin:/usr/bin:/bin", "PWD": s.dir(), "BASH_SOURCE": s.opt.Name, "HOSTNAME": s.opt.Hostname}
+	for k, v := range s.opt.Env {
+		env[k] = v
+	}
+	out := make([]string, 0, len(env))
+	for k, v := range env {
+		out = append(out, k+"="+v)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// fail records the first limit hit and stops the script.
+func (s *sandbox) fail(e *Error) error {
+	s.mu.Lock()
+	if s.err == nil {
+		s.err = e
+	}
+	s.mu.Unlock()
+	s.cancel()
+	return e
+}
+
+// step counts one command, loop turn or call and enforces the limits.
+func (s *sandbox) step(ctx context.Context) error {
+	n := s.steps.Add(1)
+	lim := s.opt.Limits
+	if n > int64(lim.MaxSteps) {
+		return s.fail(&Error{Kind: "limit", Span: Span{File: s.opt.Name}, Msg: fmt.Sprintf("the script ran more than %d steps (commands, loop turns, function calls): an endless loop or runaway recursion", lim.MaxSteps)})
+	}
+	if n%32 == 0 {
+		size := 0
+		interp.HandlerCtx(ctx).Env.Each(func(name string, vr expand.Variable) bool {
+			size += len(name) + len(vr.Str)
+			for _, x := range vr.List {
+				size += len(x)
+			}
+			for _, x := range vr.Map {
+				size += len(x)
+			}
+			return true
+		})
+		if size > lim.MaxVars {
+			return s.fail(&Error{Kind: "limit", Span: Span{File: s.opt.Name}, Msg: fmt.Sprintf("the script's variables hold more than %d bytes", lim.MaxVars)})
+		}
+	}
+	return ctx.Err()
+}
+
+// call is the interpreter's CallHandler: it sees every simple command,
+// builtins and functions included, before it runs.
+func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
+	if err := s.step(ctx); err != nil {
+		return nil, err
+	}
+	switch args[0] {
+	case StepCommand:
+		return []string{"true"}, nil
+	case "source", ".":
+		return s.source(ctx, args), nil
+	case "command", "type", "hash":
+		// `command -v X` would search this machine's PATH: every
+		// command exists in the sandbox.
+		if ops := operands(args[1:]); len(ops) > 0 && (args[0] != "command" || len(ops) < len(args)-1) {
+			return []string{"echo", "/usr/bin/" + ops[0]}, nil
+		}
+	case "wait":
+		return []string{"true"}, nil // the interpreter cannot wait for given jobs; none ran
+	case "exec":
+		if len(args) > 1 {
+			return args[1:], nil // run the command; stubs never replace this process
+		}
+	}
+	return args, nil
+}
+
+// source instruments a sourced file as the script itself and sources that
+// copy, kept in memory.
+func (s *sandbox) source(ctx context.Context, args []string) []string {
+	if len(args) < 2 {
+		return args
+	}
+	p := absPath(interp.HandlerCtx(ctx).Dir, args[1])
+	data, err := s.fs.ReadFile(p)
+	if err != nil {
+		return args
+	}
+	file, err := syntax.NewParser().Parse(bytes.NewReader(data), p)
+	if err != nil {
+		return args
+	}
+	s.mu.Lock()
+	s.srcs++
+	n := s.srcs
+	s.mu.Unlock()
+	if e := s.nodes.instrument(file, p, data); e != nil {
+		return args
+	}
+	var buf bytes.Buffer
+	if syntax.NewPrinter().Print(&buf, file) != nil {
+		return args
+	}
+	v := fmt.Sprintf("%s/sourced-%d.sh", TempDir, n)
+	if s.fs.write(v, buf.Bytes(), false) != nil {
+		return args
+	}
+	return append([]string{args[0], v}, args[2:]...)
+}
+
+// boundedWriter discards the script's output, counting it.
+type boundedWriter struct {
+	s *sandbox
+	n atomic.Int64
+}
+
+func (w *boundedWriter) Write(b []byte) (int, error) {
+	if w.n.Add(int64(len(b))) > int64(w.s.opt.Limits.MaxOutput) {
+		return 0, w.s.fail(&Error{Kind: "limit", Span: Span{File: w.s.opt.Name}, Msg: fmt.Sprintf("the script wrote more than %d bytes of output", w.s.opt.Limits.MaxOutput)})
+	}
+	return len(b), nil
+}
+
+var _ io.Writer = (*boundedWriter)(nil)
+
+// nesting is the deepest bracket nesting in src, counted on the raw text
+// before parsing (the parser recurses on it), and where it is reached.
+func nesting(src []byte) (at, depth int) {
+	d := 0
+	for i, c := range src {
+		switch c {
+		case '(', '{':
+			d++
+			if d > depth {
+				at, depth = i, d
+			}
+		case ')', '}':
+			d = max(d-1, 0)
+		}
+	}
+	return at, depth
+}
+
+func parseError(name string, src []byte, err error) *Error {
+	var pe syntax.ParseError
+	if errors.As(err, &pe) {
+		sp := spanAt(name, src, int(pe.Pos.Offset()))
+		return &Error{Kind: "parse", Span: sp, Msg: "the script cannot be parsed: " + pe.Text}
+	}
+	return &Error{Kind: "parse", Span: Span{File: name}, Msg: "the script cannot be parsed: " + err.Error()}
+}

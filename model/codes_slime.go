@@ -14,11 +14,12 @@ const (
 	CodeSlimeGroups        = "RLS-E0709" // the rollout's server groups cannot be formed (prefill/decode, external engines, --sglang-config)
 	CodeSlimePortRange     = "RLS-E0710" // a planned port falls in the ephemeral range
 	CodeSlimePortOverlap   = "RLS-E0711" // two engines' port blocks overlap on one machine
+	CodeSlimeScript        = "RLS-E0712" // the launch script cannot be evaluated in the sandbox (syntax, a limit, a refused read)
 
 	WarnSlimeRankNode     = "RLS-W0701" // slime's rank arithmetic puts an engine on another node
 	WarnSlimeActorSpread  = "RLS-W0702" // actor ranks land on other nodes than actor_num_nodes x gpus says
 	WarnSlimeRepeated     = "RLS-W0703" // a flag given twice: slime uses the last
-	WarnSlimeUnexpanded   = "RLS-W0704" // pasted shell words left unexpanded may hold placement flags
+	WarnSlimeUnexpanded   = "RLS-W0704" // slime's command expands a variable the script never sets, where flags may be
 	WarnSlimeSplitCommand = "RLS-W0705" // a missing `\` splits slime's arguments into a separate command
 
 	NoteSlimeIgnored      = "RLS-N0701" // arguments that do not affect placement are ignored

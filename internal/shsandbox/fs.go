@@ -31,6 +31,7 @@ type memFS struct {
 	size  int
 	max   int
 	roots []string
+	dir   string // the script's folder
 	// refused are the reads outside the roots, in order, first one kept
 	// per path.
 	refused []Refusal
@@ -167,8 +168,8 @@ func (m *memFS) open(ctx context.Context, p string, flag int, _ os.FileMode) (io
 // stat is the interpreter's StatHandler: memory, then allowed disk; any
 // other path does not exist for the script (so `[ -f /etc/shadow ]` is
 // false rather than an answer about this machine).
-func (m *memFS) stat(ctx context.Context, name string, _ bool) (fs.FileInfo, error) {
-	p := absPath(interp.HandlerCtx(ctx).Dir, name)
+func (m *memFS) stat(_ context.Context, name string, _ bool) (fs.FileInfo, error) {
+	p := absPath(m.dir, name) // the interpreter passes absolute paths, without a HandlerContext
 	m.mu.Lock()
 	data, isFile := m.files[p]
 	isDir := m.dirs[p]
@@ -198,8 +199,8 @@ func (m *memFS) underRoot(p string) bool {
 
 // readDir is the interpreter's ReadDirHandler2 (globs): memory, then
 // allowed disk.
-func (m *memFS) readDir(ctx context.Context, name string) ([]fs.DirEntry, error) {
-	p := absPath(interp.HandlerCtx(ctx).Dir, name)
+func (m *memFS) readDir(_ context.Context, name string) ([]fs.DirEntry, error) {
+	p := absPath(m.dir, name)
 	var out []fs.DirEntry
 	m.mu.Lock()
 	for f, data := range m.files {

@@ -25,6 +25,7 @@ import (
 const (
 	atVar     = "__RLS_AT"
 	originPfx = "__RLS_O_"
+	depthVar  = "__RLS_DEPTH"
 )
 
 // node is one instrumented piece of syntax.
@@ -65,6 +66,14 @@ func litAssign(name, value string, appendTo bool) *syntax.Assign {
 	return &syntax.Assign{Name: &syntax.Lit{Value: name}, Value: litWord(value), Append: appendTo}
 }
 
+// depthStmt is `local __RLS_DEPTH=$((__RLS_DEPTH+1))`: a function's call
+// depth, restored when it returns, read by the step after it.
+func depthStmt() *syntax.Stmt {
+	inc := &syntax.ArithmExp{X: &syntax.BinaryArithm{Op: syntax.Add, X: litWord(depthVar), Y: litWord("1")}}
+	a := &syntax.Assign{Name: &syntax.Lit{Value: depthVar}, Value: &syntax.Word{Parts: []syntax.WordPart{inc}}}
+	return &syntax.Stmt{Cmd: &syntax.DeclClause{Variant: &syntax.Lit{Value: "local"}, Args: []*syntax.Assign{a}}}
+}
+
 func stepStmt() *syntax.Stmt {
 	return &syntax.Stmt{Cmd: &syntax.CallExpr{Args: []*syntax.Word{litWord(StepCommand)}}}
 }
@@ -103,7 +112,7 @@ func (t *nodeTable) instrument(file *syntax.File, name string, src []byte) *Erro
 			x.Do = append([]*syntax.Stmt{stepStmt()}, stepped(x.Do)...)
 		case *syntax.FuncDecl:
 			if b, ok := x.Body.Cmd.(*syntax.Block); ok {
-				b.Stmts = append([]*syntax.Stmt{stepStmt()}, b.Stmts...)
+				b.Stmts = append([]*syntax.Stmt{depthStmt(), stepStmt()}, b.Stmts...)
 			}
 		}
 		return true

@@ -26,8 +26,9 @@ type Field struct {
 	// element or assignment it came from, else the word that expanded to
 	// it.
 	Span Span
-	// Exact is set when Text is written byte for byte at Span.
-	Exact bool
+	// Offs holds, when the value is a literal (quotes allowed), the offset
+	// in the file of each byte of Text.
+	Offs []int
 	// Hole marks a variable the script never sets (and the caller did not
 	// give): bash expands it to nothing; it stands here for the words it
 	// could have held.
@@ -168,9 +169,7 @@ func (t *tracer) word(sw srcWord, want []string, depth int) []Field {
 	w := sw.w
 	sp := nodeSpan(sw.file, sw.src, w)
 	if isLiteral(w) && len(want) == 1 {
-		lit, exact := w.Parts[0].(*syntax.Lit)
-		exact = exact && len(w.Parts) == 1 && sp.End <= len(sw.src) && string(sw.src[sp.Off:sp.End]) == lit.Value && lit.Value == want[0]
-		return []Field{{Text: want[0], Span: sp, Exact: exact}}
+		return []Field{{Text: want[0], Span: sp, Offs: literalOffsets(sw, want[0])}}
 	}
 	if pe := soleParam(w); pe != nil && depth < maxTraceDepth {
 		if fs, ok := t.param(sw, pe, want, depth); ok {
@@ -396,4 +395,43 @@ func soleParam(w *syntax.Word) *syntax.ParamExp {
 		}
 	}
 	return nil
+}
+
+// literalOffsets maps each byte of a literal word's value to the source
+// byte it is written as, when every part is written as its value (no
+// escapes); else nil.
+func literalOffsets(sw srcWord, text string) []int {
+	var offs []int
+	var val []byte
+	add := func(v string, o int) bool {
+		if o+len(v) > len(sw.src) || string(sw.src[o:o+len(v)]) != v {
+			return false
+		}
+		for i := range len(v) {
+			offs = append(offs, o+i)
+		}
+		val = append(val, v...)
+		return true
+	}
+	for _, p := range sw.w.Parts {
+		ok := false
+		switch x := p.(type) {
+		case *syntax.Lit:
+			ok = add(x.Value, int(x.Pos().Offset()))
+		case *syntax.SglQuoted:
+			ok = !x.Dollar && add(x.Value, int(x.Left.Offset())+1)
+		case *syntax.DblQuoted:
+			ok = !x.Dollar
+			for _, q := range x.Parts {
+				ok = ok && add(q.(*syntax.Lit).Value, int(q.Pos().Offset()))
+			}
+		}
+		if !ok {
+			return nil
+		}
+	}
+	if string(val) != text {
+		return nil
+	}
+	return offs
 }

@@ -26,18 +26,19 @@ import (
 
 // Limits bound what a script can make the sandbox do.
 type Limits struct {
-	MaxScript int           // bytes of the script
-	MaxDepth  int           // nesting of brackets in the script text
-	MaxSteps  int           // commands run, loop turns and function calls
-	MaxOutput int           // bytes the script writes to its stdout/stderr
-	MaxFiles  int           // bytes of every file read or written
-	MaxVars   int           // bytes held in variables
-	MaxCalls  int           // external commands recorded
-	Timeout   time.Duration // wall time, the last resort
+	MaxScript    int           // bytes of the script
+	MaxDepth     int           // nesting of brackets in the script text
+	MaxSteps     int           // commands run, loop turns and function calls
+	MaxCallDepth int           // functions calling functions
+	MaxOutput    int           // bytes the script writes to its stdout/stderr
+	MaxFiles     int           // bytes of every file read or written
+	MaxVars      int           // bytes held in variables
+	MaxCalls     int           // external commands recorded
+	Timeout      time.Duration // wall time, the last resort
 }
 
 // DefaultLimits fit every launch script of slime's repository many times.
-var DefaultLimits = Limits{MaxScript: 512 << 10, MaxDepth: 200, MaxSteps: 100_000, MaxOutput: 4 << 20,
+var DefaultLimits = Limits{MaxScript: 512 << 10, MaxDepth: 200, MaxSteps: 100_000, MaxCallDepth: 64, MaxOutput: 4 << 20,
 	MaxFiles: 16 << 20, MaxVars: 32 << 20, MaxCalls: 4096, Timeout: 20 * time.Second}
 
 // Options describe the script and the stand-ins' answers.
@@ -108,6 +109,7 @@ func Run(ctx context.Context, src []byte, opt Options) (*Result, error) {
 		return nil, parseError(opt.Name, src, err)
 	}
 	s := &sandbox{opt: opt, fs: newMemFS(opt.Roots, lim.MaxFiles), nodes: &nodeTable{}}
+	s.fs.dir = s.dir()
 	if e := s.nodes.instrument(file, opt.Name, src); e != nil {
 		return nil, e
 	}
@@ -228,6 +230,9 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	}
 	switch args[0] {
 	case StepCommand:
+		if d := interp.HandlerCtx(ctx).Env.Get(depthVar).String(); len(d) > 0 && atoiOr(d) > s.opt.Limits.MaxCallDepth {
+			return nil, s.fail(&Error{Kind: "limit", Span: Span{File: s.opt.Name}, Msg: fmt.Sprintf("functions call each other more than %d deep: runaway recursion", s.opt.Limits.MaxCallDepth)})
+		}
 		return []string{"true"}, nil
 	case "source", ".":
 		return s.source(ctx, args), nil
@@ -320,4 +325,15 @@ func parseError(name string, src []byte, err error) *Error {
 		return &Error{Kind: "parse", Span: sp, Msg: "the script cannot be parsed: " + pe.Text}
 	}
 	return &Error{Kind: "parse", Span: Span{File: name}, Msg: "the script cannot be parsed: " + err.Error()}
+}
+
+func atoiOr(s string) int {
+	n := 0
+	for _, c := range s {
+		if c < '0' || c > '9' || n > 1<<20 {
+			return n
+		}
+		n = n*10 + int(c-'0')
+	}
+	return n
 }

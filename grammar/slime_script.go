@@ -72,10 +72,22 @@ func evalScript(file, s string, opt ScriptOptions) scriptResult {
 		so.Hostname, so.IP = "node0", "10.0.0.1"
 	}
 	if opt.Dir != "" {
-		so.Dir = opt.Dir
+		// The script runs from its own folder under its absolute name, so
+		// `$(dirname "$0")` and relative paths resolve wherever rlsolve
+		// runs; spans keep the name the user gave.
 		so.Roots = scriptRoots(opt.Dir)
+		if len(so.Roots) > 0 {
+			so.Dir = so.Roots[0]
+			so.Name = filepath.Join(so.Dir, filepath.Base(file))
+		}
 	}
 	res, err := shsandbox.Run(context.Background(), []byte(s), so)
+	if res != nil && so.Name != file {
+		renameSpans(res, so.Name, file)
+	}
+	if e, ok := err.(*shsandbox.Error); ok && e.Span.File == so.Name {
+		e.Span.File = file
+	}
 	out := scriptResult{roots: so.Roots, res: res}
 	if e, ok := err.(*shsandbox.Error); ok {
 		out.err = e
@@ -97,6 +109,25 @@ func evalScript(file, s string, opt ScriptOptions) scriptResult {
 		out.cmds = append(out.cmds, cmd)
 	}
 	return out
+}
+
+// renameSpans gives the spans into the script the user's name for it.
+func renameSpans(res *shsandbox.Result, from, to string) {
+	fix := func(sp *shsandbox.Span) {
+		if sp.File == from {
+			sp.File = to
+		}
+	}
+	for i := range res.Calls {
+		c := &res.Calls[i]
+		fix(&c.Span)
+		for j := range c.Fields {
+			fix(&c.Fields[j].Span)
+			for k := range c.Fields[j].Unknown {
+				fix(&c.Fields[j].Unknown[k].Span)
+			}
+		}
+	}
 }
 
 // scriptRoots are the folders a script may read: its own, and the slime
@@ -155,6 +186,9 @@ func leadingName(s string) string {
 	}
 	return s[:n]
 }
+
+// IsShellName reports whether s is a shell variable name.
+func IsShellName(s string) bool { return s != "" && leadingName(s) == s }
 
 // isAssignment reports whether a word is `NAME=`: an `env NAME=VALUE`
 // argument before the program.

@@ -85,7 +85,6 @@ type sandbox struct {
 	calls  []Call
 	temps  int
 	err    *Error
-	srcs   int
 }
 
 // StepCommand is the command the instrumented script runs to count a loop
@@ -234,13 +233,15 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 			return nil, s.fail(&Error{Kind: "limit", Span: Span{File: s.opt.Name}, Msg: fmt.Sprintf("functions call each other more than %d deep: runaway recursion", s.opt.Limits.MaxCallDepth)})
 		}
 		return []string{"true"}, nil
-	case "source", ".":
-		return s.source(ctx, args), nil
 	case "command", "type", "hash":
 		// `command -v X` would search this machine's PATH: every
 		// command exists in the sandbox.
 		if ops := operands(args[1:]); len(ops) > 0 && (args[0] != "command" || len(ops) < len(args)-1) {
 			return []string{"echo", "/usr/bin/" + ops[0]}, nil
+		}
+	case "cd", "pushd":
+		if len(args) > 2 && args[1] == "--" {
+			return append([]string{args[0]}, args[2:]...), nil // the interpreter's cd does not take `--`
 		}
 	case "wait":
 		return []string{"true"}, nil // the interpreter cannot wait for given jobs; none ran
@@ -250,39 +251,6 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		}
 	}
 	return args, nil
-}
-
-// source instruments a sourced file as the script itself and sources that
-// copy, kept in memory.
-func (s *sandbox) source(ctx context.Context, args []string) []string {
-	if len(args) < 2 {
-		return args
-	}
-	p := absPath(interp.HandlerCtx(ctx).Dir, args[1])
-	data, err := s.fs.ReadFile(p)
-	if err != nil {
-		return args
-	}
-	file, err := syntax.NewParser().Parse(bytes.NewReader(data), p)
-	if err != nil {
-		return args
-	}
-	s.mu.Lock()
-	s.srcs++
-	n := s.srcs
-	s.mu.Unlock()
-	if e := s.nodes.instrument(file, p, data); e != nil {
-		return args
-	}
-	var buf bytes.Buffer
-	if syntax.NewPrinter().Print(&buf, file) != nil {
-		return args
-	}
-	v := fmt.Sprintf("%s/sourced-%d.sh", TempDir, n)
-	if s.fs.write(v, buf.Bytes(), false) != nil {
-		return args
-	}
-	return append([]string{args[0], v}, args[2:]...)
 }
 
 // boundedWriter discards the script's output, counting it.

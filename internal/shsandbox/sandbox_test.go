@@ -95,3 +95,35 @@ func TestNothingRuns(t *testing.T) {
 		t.Fatalf("%sd exists", victim)
 	}
 }
+
+// Hostile scripts end with a clear error, bounded in the sandbox's own
+// terms (steps, call depth, bytes), not by the clock.
+func TestHostileScripts(t *testing.T) {
+	for _, c := range []struct{ name, src, want string }{
+		{"endless loop", "while true; do :; done", "more than 100000 steps"},
+		{"endless assignments", "while true; do X=$((X+1)); done", "more than 100000 steps"},
+		{"recursion", "f(){ f; }; f", "more than 64 deep"},
+		// Background jobs die with the script's context: bounded, no error needed.
+		{"fork bomb", "bomb(){ bomb|bomb& }; bomb", ""},
+		{"nested substitutions", strings.Repeat("$(", 300) + strings.Repeat(")", 300), "nest more than 200 deep"},
+		{"a large script", strings.Repeat("# padding\n", 60000), "at most"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r, err := run(t, c.src, Options{})
+			if c.want != "" && (err == nil || !strings.Contains(err.Error(), c.want)) {
+				t.Fatalf("got %v, want an error with %q", err, c.want)
+			}
+			if r != nil && r.Steps > DefaultLimits.MaxSteps+1000 {
+				t.Errorf("%d steps", r.Steps)
+			}
+		})
+	}
+}
+
+func TestReadsConfined(t *testing.T) {
+	dir := t.TempDir()
+	r, _ := run(t, "cat /etc/shadow\nX=$(cat /etc/hostname)\nsource /etc/passwd\n", Options{Dir: dir, Roots: []string{dir}})
+	if r == nil || len(r.Refused) != 3 || r.Refused[0].Path != "/etc/shadow" || !strings.Contains(r.Refused[0].Why, "outside the folders") {
+		t.Fatalf("refused %+v", r.Refused)
+	}
+}

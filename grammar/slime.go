@@ -189,11 +189,11 @@ func parseSlimeFlags(s string, loc *slimeLocator, lim Limits, opt ScriptOptions)
 		return nil, p.diags
 	}
 	ev := evalScript(loc.file, s, opt)
-	if ev.err != nil {
-		p.scriptError(ev.err)
+	if p.refused(ev) {
 		return nil, p.diags
 	}
-	if p.refused(ev) {
+	if ev.err != nil {
+		p.scriptError(ev.err)
 		return nil, p.diags
 	}
 	p.files = ev.files

@@ -118,6 +118,9 @@ func renameSpans(res *shsandbox.Result, from, to string) {
 			sp.File = to
 		}
 	}
+	for i := range res.Refused {
+		fix(&res.Refused[i].At)
+	}
 	for i := range res.Calls {
 		c := &res.Calls[i]
 		fix(&c.Span)

@@ -38,7 +38,11 @@ func (p *slimeParser) refused(ev scriptResult) bool {
 	if n := len(ev.res.Refused); n > 1 {
 		more = fmt.Sprintf(" (and %d more paths)", n-1)
 	}
-	d := p.errorf(model.CodeSlimeScript, p.cfg.Span, "reads outside", "the slime launch script reads %s, which rlsolve's sandbox refuses: %s%s", r.Path, r.Why, more)
+	at := p.cfg.Span
+	if r.At.Known() {
+		at = modelSpan(r.At)
+	}
+	d := p.errorf(model.CodeSlimeScript, at, "reads outside", "the slime launch script reads %s, which rlsolve's sandbox refuses: %s%s", r.Path, r.Why, more)
 	d.Why = "the sandbox reads only the script's folder and the slime checkout it lies in, so evaluating a script never reads this machine's other files."
 	d.Help = []model.Fix{{Message: "copy what it reads beside the script, or set the value it would read with --env NAME=VALUE"}}
 	return true

@@ -194,7 +194,7 @@ func (s *sandbox) input(ctx context.Context, files []string) ([]byte, error) {
 	}
 	var out []byte
 	for _, f := range files {
-		data, err := s.fs.ReadFile(absPath(hc.Dir, f))
+		data, err := s.fs.ReadFile(ctx, absPath(hc.Dir, f))
 		if err != nil {
 			fmt.Fprintf(hc.Stderr, "%s: %v\n", f, err)
 			return out, interp.NewExitStatus(1)

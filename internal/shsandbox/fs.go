@@ -37,12 +37,15 @@ type memFS struct {
 	refused []Refusal
 	// read are the disk files read, for code frames.
 	read map[string][]byte
+	// at is where the command reading lies (set by the sandbox).
+	at func(ctx context.Context) Span
 }
 
 // Refusal is a read the sandbox refused.
 type Refusal struct {
 	Path string
 	Why  string
+	At   Span // the command that read, when known
 }
 
 func newMemFS(roots []string, max int) *memFS {
@@ -54,7 +57,11 @@ const TempDir = "/tmp/rlsolve-sandbox"
 
 var errRefused = errors.New("refused by rlsolve's sandbox")
 
-func (m *memFS) refuse(p, why string) error {
+func (m *memFS) refuse(ctx context.Context, p, why string) error {
+	var at Span
+	if m.at != nil && ctx != nil {
+		at = m.at(ctx)
+	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	for _, r := range m.refused {
@@ -63,7 +70,7 @@ func (m *memFS) refuse(p, why string) error {
 		}
 	}
 	if len(m.refused) < 64 {
-		m.refused = append(m.refused, Refusal{Path: p, Why: why})
+		m.refused = append(m.refused, Refusal{Path: p, Why: why, At: at})
 	}
 	return fmt.Errorf("%s: %w (%s)", p, errRefused, why)
 }
@@ -85,7 +92,7 @@ func (m *memFS) allowed(p string) bool {
 
 // ReadFile reads a file as the script would see it: memory, then the
 // allowed disk.
-func (m *memFS) ReadFile(p string) ([]byte, error) {
+func (m *memFS) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	p = path.Clean(p)
 	m.mu.Lock()
 	data, ok := m.files[p]
@@ -94,17 +101,17 @@ func (m *memFS) ReadFile(p string) ([]byte, error) {
 		return data, nil
 	}
 	if !m.allowed(p) {
-		return nil, m.refuse(p, "outside the folders the sandbox reads: "+strings.Join(m.roots, ", "))
+		return nil, m.refuse(ctx, p, "outside the folders the sandbox reads: "+strings.Join(m.roots, ", "))
 	}
 	info, err := os.Stat(p)
 	if err != nil {
 		return nil, err
 	}
 	if !info.Mode().IsRegular() {
-		return nil, m.refuse(p, "not a regular file")
+		return nil, m.refuse(ctx, p, "not a regular file")
 	}
 	if info.Size() > int64(m.max) {
-		return nil, m.refuse(p, fmt.Sprintf("larger than %d bytes", m.max))
+		return nil, m.refuse(ctx, p, fmt.Sprintf("larger than %d bytes", m.max))
 	}
 	data, err = os.ReadFile(p)
 	if err == nil {
@@ -158,11 +165,11 @@ func (m *memFS) open(ctx context.Context, p string, flag int, _ os.FileMode) (io
 		}
 		return &memWriter{fs: m, path: p}, nil
 	}
-	data, err := m.ReadFile(p)
+	data, err := m.ReadFile(ctx, p)
 	if err != nil {
 		return nil, err
 	}
-	return readFile{bytes.NewReader(data)}, nil
+	return readFile{bytes.NewReader(sourceable(p, data))}, nil
 }
 
 // stat is the interpreter's StatHandler: memory, then allowed disk; any

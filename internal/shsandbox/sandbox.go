@@ -8,7 +8,6 @@
 package shsandbox
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -103,12 +102,13 @@ func Run(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	if at, depth := nesting(src); depth > lim.MaxDepth {
 		return nil, &Error{Kind: "limit", Span: spanAt(opt.Name, src, at), Msg: fmt.Sprintf("brackets and substitutions nest more than %d deep", lim.MaxDepth)}
 	}
-	file, err := syntax.NewParser().Parse(bytes.NewReader(src), opt.Name)
+	file, err := parseScript(src, opt.Name)
 	if err != nil {
 		return nil, parseError(opt.Name, src, err)
 	}
 	s := &sandbox{opt: opt, fs: newMemFS(opt.Roots, lim.MaxFiles), nodes: &nodeTable{}}
 	s.fs.dir = s.dir()
+	s.fs.at = s.commandAt
 	if e := s.nodes.instrument(file, opt.Name, src); e != nil {
 		return nil, e
 	}
@@ -182,6 +182,16 @@ func (s *sandbox) environ() []string {
 	}
 	sort.Strings(out)
 	return out
+}
+
+// commandAt is where the command running in ctx is written.
+func (s *sandbox) commandAt(ctx context.Context) Span {
+	defer func() { _ = recover() }() // a context without a HandlerContext
+	n, ok := s.nodes.get(interp.HandlerCtx(ctx).Env.Get(atVar).String())
+	if !ok || n.call == nil {
+		return Span{}
+	}
+	return posSpan(n.file, n.call.Args[0].Pos(), n.call.End())
 }
 
 // fail records the first limit hit and stops the script.

@@ -198,6 +198,9 @@ func parseSlimeFlags(s string, loc *slimeLocator, lim Limits, opt ScriptOptions)
 	}
 	p.files = ev.files
 	args := slimeArgs(ev.cmds)
+	if p.runsNoProgram(ev, args) {
+		return nil, p.diags
+	}
 	p.words(args.words)
 	p.notes(args)
 	p.sglangConfig(ev)

@@ -7,46 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/rlsolve/rlsolve/internal/shsandbox"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
-
-// scriptError reports a script the sandbox could not evaluate.
-func (p *slimeParser) scriptError(e *shsandbox.Error) {
-	at := modelSpan(e.Span)
-	if !at.Known() {
-		at = p.cfg.Span
-	}
-	label := map[string]string{"parse": "cannot be parsed", "limit": "a limit", "timeout": "a limit"}[e.Kind]
-	if label == "" {
-		label = "not evaluated"
-	}
-	d := p.errorf(model.CodeSlimeScript, at, label, "the slime launch script cannot be evaluated: %s", e.Msg)
-	d.Why = "rlsolve evaluates the script in a sandbox (no command runs, files are written in memory), bounded in steps, output and time."
-	d.Help = []model.Fix{{Message: "fix the script, or give the command it runs with its values written out"}}
-}
-
-// refused reports reads the sandbox refused: the script's values may hang
-// on them. It reports whether there were any.
-func (p *slimeParser) refused(ev scriptResult) bool {
-	if ev.res == nil || len(ev.res.Refused) == 0 {
-		return false
-	}
-	r := ev.res.Refused[0]
-	more := ""
-	if n := len(ev.res.Refused); n > 1 {
-		more = fmt.Sprintf(" (and %d more paths)", n-1)
-	}
-	at := p.cfg.Span
-	if r.At.Known() {
-		at = modelSpan(r.At)
-	}
-	d := p.errorf(model.CodeSlimeScript, at, "reads outside", "the slime launch script reads %s, which rlsolve's sandbox refuses: %s%s", r.Path, r.Why, more)
-	d.Why = "the sandbox reads only the script's folder and the slime checkout it lies in, so evaluating a script never reads this machine's other files."
-	d.Help = []model.Fix{{Message: "copy what it reads beside the script, or set the value it would read with --env NAME=VALUE"}}
-	return true
-}
 
 // sglangServerGroup and sglangModel are the parts of slime's --sglang-config
 // YAML that place engines.

@@ -52,6 +52,10 @@ func newMemFS(roots []string, max int) *memFS {
 	return &memFS{files: map[string][]byte{}, dirs: map[string]bool{"/": true, TempDir: true}, max: max, roots: roots, read: map[string][]byte{}}
 }
 
+// randomStandIn is what /dev/urandom reads as: fixed bytes, so a script's
+// random suffixes come out the same on every run.
+var randomStandIn = bytes.Repeat([]byte("rlsolve-sandbox-0123456789\n"), 64)
+
 // TempDir is the virtual folder mktemp creates files in.
 const TempDir = "/tmp/rlsolve-sandbox"
 
@@ -94,6 +98,9 @@ func (m *memFS) allowed(p string) bool {
 // allowed disk.
 func (m *memFS) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	p = path.Clean(p)
+	if p == "/dev/urandom" || p == "/dev/random" {
+		return randomStandIn, nil
+	}
 	m.mu.Lock()
 	data, ok := m.files[p]
 	m.mu.Unlock()

@@ -72,6 +72,11 @@ type Result struct {
 	Sources map[string][]byte // the disk files it read
 	Refused []Refusal
 	Steps   int
+	// Exit is the script's exit status; ExitAt the `exit` that ended it,
+	// when one did. Tail is the end of what it printed.
+	Exit   int
+	ExitAt Span
+	Tail   string
 }
 
 type sandbox struct {
@@ -82,6 +87,9 @@ type sandbox struct {
 	cancel context.CancelFunc
 	mu     sync.Mutex
 	calls  []Call
+	exit   int
+	exitAt Span
+	out    *boundedWriter
 	temps  int
 	err    *Error
 }
@@ -116,7 +124,11 @@ func Run(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	defer cancel()
 	s.cancel = cancel
 	runErr := s.run(ctx, file)
-	res := &Result{Calls: s.calls, Files: s.fs.Files(), Sources: s.fs.read, Refused: s.fs.refused, Steps: int(s.steps.Load())}
+	res := &Result{Calls: s.calls, Files: s.fs.Files(), Sources: s.fs.read, Refused: s.fs.refused, Steps: int(s.steps.Load()),
+		Exit: s.exit, ExitAt: s.exitAt}
+	if s.out != nil {
+		res.Tail = s.out.tail()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
@@ -138,6 +150,7 @@ func (s *sandbox) run(ctx context.Context, file *syntax.File) (err error) {
 		}
 	}()
 	out := &boundedWriter{s: s}
+	s.out = out
 	r, err := interp.New(
 		interp.Env(expand.ListEnviron(s.environ()...)),
 		interp.StdIO(strings.NewReader(""), out, out),
@@ -152,7 +165,10 @@ func (s *sandbox) run(ctx context.Context, file *syntax.File) (err error) {
 	}
 	r.Dir = s.dir()
 	err = r.Run(ctx, file)
-	if _, ok := interp.IsExitStatus(err); ok || err == nil {
+	if st, ok := interp.IsExitStatus(err); ok || err == nil {
+		s.mu.Lock()
+		s.exit = int(st)
+		s.mu.Unlock()
 		return nil
 	}
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
@@ -253,6 +269,10 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 		if len(args) > 2 && args[1] == "--" {
 			return append([]string{args[0]}, args[2:]...), nil // the interpreter's cd does not take `--`
 		}
+	case "exit":
+		s.mu.Lock()
+		s.exitAt = s.commandAt(ctx)
+		s.mu.Unlock()
 	case "wait":
 		return []string{"true"}, nil // the interpreter cannot wait for given jobs; none ran
 	case "exec":
@@ -265,15 +285,45 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 
 // boundedWriter discards the script's output, counting it.
 type boundedWriter struct {
-	s *sandbox
-	n atomic.Int64
+	s    *sandbox
+	n    atomic.Int64
+	mu   sync.Mutex
+	last []byte // the end of the output, for messages
 }
+
+const tailBytes = 400
 
 func (w *boundedWriter) Write(b []byte) (int, error) {
 	if w.n.Add(int64(len(b))) > int64(w.s.opt.Limits.MaxOutput) {
 		return 0, w.s.fail(&Error{Kind: "limit", Span: Span{File: w.s.opt.Name}, Msg: fmt.Sprintf("the script wrote more than %d bytes of output", w.s.opt.Limits.MaxOutput)})
 	}
+	w.mu.Lock()
+	w.last = append(w.last, b...)
+	if len(w.last) > 2*tailBytes {
+		w.last = append([]byte(nil), w.last[len(w.last)-tailBytes:]...)
+	}
+	w.mu.Unlock()
 	return len(b), nil
+}
+
+// tail is the last lines of output (not the `set -x` trace), trimmed.
+func (w *boundedWriter) tail() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var keep []string
+	for _, l := range strings.Split(string(w.last), "\n") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "+") {
+			keep = append(keep, l)
+		}
+	}
+	if len(keep) > 2 {
+		keep = keep[len(keep)-2:]
+	}
+	t := strings.Join(keep, " / ")
+	if len(t) > tailBytes {
+		t = t[len(t)-tailBytes:]
+	}
+	return t
 }
 
 var _ io.Writer = (*boundedWriter)(nil)

@@ -121,6 +121,7 @@ func renameSpans(res *shsandbox.Result, from, to string) {
 	for i := range res.Refused {
 		fix(&res.Refused[i].At)
 	}
+	fix(&res.ExitAt)
 	for i := range res.Calls {
 		c := &res.Calls[i]
 		fix(&c.Span)

@@ -54,7 +54,8 @@ func (p *slimeParser) runsNoProgram(ev scriptResult, args slimeArgv) bool {
 	}
 	for _, c := range ev.cmds {
 		for i, w := range c.Words {
-			if i == 0 && strings.HasPrefix(w.Text, "-") || w.Text == "--" {
+			wrapper := w.Text == "--" && i+1 < len(c.Words) && strings.HasPrefix(c.Words[i+1].Text, "-")
+			if i == 0 && strings.HasPrefix(w.Text, "-") || wrapper {
 				return false
 			}
 		}

@@ -39,6 +39,8 @@ type memFS struct {
 	read map[string][]byte
 	// at is where the command reading lies (set by the sandbox).
 	at func(ctx context.Context) Span
+	// sourcing adapts a file read by `source` (set by the sandbox).
+	sourcing func(ctx context.Context, p string, data []byte) []byte
 }
 
 // Refusal is a read the sandbox refused.
@@ -61,6 +63,12 @@ const TempDir = "/tmp/rlsolve-sandbox"
 
 var errRefused = errors.New("refused by rlsolve's sandbox")
 
+// refusedErr is a *fs.PathError: the interpreter then fails the one
+// command, as bash does for an unreadable file, and the script goes on.
+func refusedErr(p, why string) error {
+	return &fs.PathError{Op: "open", Path: p, Err: fmt.Errorf("%w (%s)", errRefused, why)}
+}
+
 func (m *memFS) refuse(ctx context.Context, p, why string) error {
 	var at Span
 	if m.at != nil && ctx != nil {
@@ -70,13 +78,13 @@ func (m *memFS) refuse(ctx context.Context, p, why string) error {
 	defer m.mu.Unlock()
 	for _, r := range m.refused {
 		if r.Path == p {
-			return fmt.Errorf("%s: %w (%s)", p, errRefused, why)
+			return refusedErr(p, why)
 		}
 	}
 	if len(m.refused) < 64 {
 		m.refused = append(m.refused, Refusal{Path: p, Why: why, At: at})
 	}
-	return fmt.Errorf("%s: %w (%s)", p, errRefused, why)
+	return refusedErr(p, why)
 }
 
 // allowed reports whether a disk path may be read: it lies, links
@@ -176,7 +184,10 @@ func (m *memFS) open(ctx context.Context, p string, flag int, _ os.FileMode) (io
 	if err != nil {
 		return nil, err
 	}
-	return readFile{bytes.NewReader(sourceable(p, data))}, nil
+	if m.sourcing != nil {
+		data = m.sourcing(ctx, p, data)
+	}
+	return readFile{bytes.NewReader(data)}, nil
 }
 
 // stat is the interpreter's StatHandler: memory, then allowed disk; any

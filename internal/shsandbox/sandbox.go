@@ -117,6 +117,7 @@ func Run(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	s := &sandbox{opt: opt, fs: newMemFS(opt.Roots, lim.MaxFiles), nodes: &nodeTable{}}
 	s.fs.dir = s.dir()
 	s.fs.at = s.commandAt
+	s.fs.sourcing = s.sourcing
 	if e := s.nodes.instrument(file, opt.Name, src); e != nil {
 		return nil, e
 	}
@@ -208,6 +209,32 @@ func (s *sandbox) commandAt(ctx context.Context) Span {
 		return Span{}
 	}
 	return posSpan(n.file, n.call.Args[0].Pos(), n.call.End())
+}
+
+// sourcing sets BASH_SOURCE around a sourced file (model files find their
+// siblings with `$(dirname "${BASH_SOURCE[0]}")`) and works around the
+// parser's array-element `[` (fixups.go). Other reads pass unchanged.
+func (s *sandbox) sourcing(ctx context.Context, p string, data []byte) []byte {
+	var prev string
+	name := ""
+	func() {
+		defer func() { _ = recover() }()
+		env := interp.HandlerCtx(ctx).Env
+		prev = env.Get("BASH_SOURCE").String()
+		if n, ok := s.nodes.get(env.Get(atVar).String()); ok && n.call != nil {
+			name = n.call.Args[0].Lit()
+		}
+	}()
+	if name != "source" && name != "." {
+		return data
+	}
+	out := "BASH_SOURCE=" + syntaxQuote(p) + "\n" + string(sourceable(p, data)) + "\nBASH_SOURCE=" + syntaxQuote(prev) + "\n"
+	return []byte(out)
+}
+
+// syntaxQuote single-quotes s for the shell.
+func syntaxQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // fail records the first limit hit and stops the script.

@@ -122,6 +122,7 @@ func renameSpans(res *shsandbox.Result, from, to string) {
 		fix(&res.Refused[i].At)
 	}
 	fix(&res.ExitAt)
+	fix(&res.LastAt)
 	for i := range res.Calls {
 		c := &res.Calls[i]
 		fix(&c.Span)

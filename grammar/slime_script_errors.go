@@ -70,6 +70,9 @@ func (p *slimeParser) runsNoProgram(ev scriptResult, args slimeArgv) bool {
 		why = fmt.Sprintf("it exits with status %d at %s before launching slime", r.Exit, spanWhere(at))
 	} else if r != nil && r.Exit != 0 {
 		why = fmt.Sprintf("it stops with status %d before launching slime (a command failed under `set -e`, or `set -u` met an unset variable)", r.Exit)
+		if r.LastAt.Known() {
+			at, label = modelSpan(r.LastAt), "the last command it ran"
+		}
 	}
 	if r := ev.res; r != nil && r.Tail != "" {
 		why += fmt.Sprintf("; its last output: %q", r.Tail)

@@ -76,6 +76,9 @@ type Result struct {
 	// when one did. Tail is the end of what it printed.
 	Exit   int
 	ExitAt Span
+	// LastAt is the last command the script ran (the one that failed,
+	// when set -e stopped it).
+	LastAt Span
 	Tail   string
 }
 
@@ -89,6 +92,7 @@ type sandbox struct {
 	calls  []Call
 	exit   int
 	exitAt Span
+	lastAt Span
 	out    *boundedWriter
 	temps  int
 	err    *Error
@@ -126,7 +130,7 @@ func Run(ctx context.Context, src []byte, opt Options) (*Result, error) {
 	s.cancel = cancel
 	runErr := s.run(ctx, file)
 	res := &Result{Calls: s.calls, Files: s.fs.Files(), Sources: s.fs.read, Refused: s.fs.refused, Steps: int(s.steps.Load()),
-		Exit: s.exit, ExitAt: s.exitAt}
+		Exit: s.exit, ExitAt: s.exitAt, LastAt: s.lastAt}
 	if s.out != nil {
 		res.Tail = s.out.tail()
 	}
@@ -279,6 +283,13 @@ func (s *sandbox) step(ctx context.Context) error {
 func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	if err := s.step(ctx); err != nil {
 		return nil, err
+	}
+	if args[0] != StepCommand {
+		if at := s.commandAt(ctx); at.Known() {
+			s.mu.Lock()
+			s.lastAt = at
+			s.mu.Unlock()
+		}
 	}
 	switch args[0] {
 	case StepCommand:

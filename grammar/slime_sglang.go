@@ -29,16 +29,19 @@ type sglangModel struct {
 // sglangConfig reads --sglang-config's YAML (written by the script, else
 // on disk beside it) and, when its groups are engines of one size with
 // prefill groups first, plans them as that engine size and
-// --prefill-num-servers; other group shapes stay unplanned
-// (NoteSlimeSGLangConfig).
+// --prefill-num-servers; other group shapes stay unplanned (rules'
+// NoteSlimeSGLangConfig).
 func (p *slimeParser) sglangConfig(ev scriptResult) {
 	v := p.cfg.Values[model.SlimeSGLangConfig]
 	if !v.Set || v.Arg == "" {
 		return
 	}
 	data, where, err := readSGLangConfig(v.Arg, ev)
+	if err == errNoSGLangFile {
+		return // a pasted command naming a file not here: engines unplanned (rules' NoteSlimeSGLangConfig)
+	}
 	if err != "" {
-		d := p.errorf(model.CodeSlimeGroups, v.ValueSpan, "cannot be read", "--sglang-config %s cannot be read: %s", v.Arg, err)
+		d := p.errorf(model.CodeSlimeSGLangFile, v.ValueSpan, "cannot be read", "--sglang-config %s cannot be read: %s", v.Arg, err)
 		d.Help = []model.Fix{{Message: "write the file beside the script, or have the script write it (a heredoc into $(mktemp))"}}
 		return
 	}
@@ -46,7 +49,7 @@ func (p *slimeParser) sglangConfig(ev scriptResult) {
 		SGLang []sglangModel `yaml:"sglang"`
 	}
 	if e := yaml.Unmarshal(data, &doc); e != nil || len(doc.SGLang) == 0 {
-		d := p.errorf(model.CodeSlimeGroups, v.ValueSpan, "not slime's format", "--sglang-config %s (%s) is not slime's format: a top-level `sglang:` list of models with server_groups", v.Arg, where)
+		d := p.errorf(model.CodeSlimeSGLangFile, v.ValueSpan, "not slime's format", "--sglang-config %s (%s) is not slime's format: a top-level `sglang:` list of models with server_groups", v.Arg, where)
 		if e != nil {
 			d.Why = e.Error()
 		}
@@ -88,7 +91,7 @@ func (p *slimeParser) sglangGroups(v model.SlimeValue, where string, models []sg
 		}
 	}
 	if r := p.cfg.Values[model.SlimeRolloutNumGPUs]; r.Set && r.Value != total {
-		d := p.errorf(model.CodeSlimeGroups, v.ValueSpan, "groups' GPUs", "--sglang-config %s (%s) gives its server groups %d GPUs, but --rollout-num-gpus is %d: slime asserts they are equal", v.Arg, where, total, r.Value)
+		d := p.errorf(model.CodeSlimeSGLangFile, v.ValueSpan, "groups' GPUs", "--sglang-config %s (%s) gives its server groups %d GPUs, but --rollout-num-gpus is %d: slime asserts they are equal", v.Arg, where, total, r.Value)
 		d.Labels = []model.Label{{Span: r.Span, Message: "the rollout's GPUs"}}
 		return
 	}
@@ -100,10 +103,13 @@ func (p *slimeParser) sglangGroups(v model.SlimeValue, where string, models []sg
 	if prefill > 0 {
 		p.cfg.Values[model.SlimePrefillServers] = model.SlimeValue{Set: true, Value: prefill, Span: v.Span, ValueSpan: v.ValueSpan, Text: fmt.Sprintf("--prefill-num-servers %d (from %s)", prefill, where)}
 	}
-	p.diags = append(p.diags, model.Diagnostic{Code: model.NoteSlimeSGLangConfig, Severity: model.SeverityNote,
+	p.diags = append(p.diags, model.Diagnostic{Code: model.NoteSlimeSGLangRead, Severity: model.SeverityNote,
 		Summary: fmt.Sprintf("read the engine groups of --sglang-config %s (%s): %d GPUs in engines of %d, %d of them prefill engines; planned as such", v.Arg, where, total, size, prefill),
 		Primary: v.ValueSpan, PrimaryLabel: "engines from here"})
 }
+
+// errNoSGLangFile: a pasted command names a file that is not here.
+const errNoSGLangFile = "no such file here"
 
 // readSGLangConfig finds the YAML: in the sandbox's memory, else on disk
 // under the folders the script may read. where names it for messages.
@@ -111,15 +117,23 @@ func readSGLangConfig(name string, ev scriptResult) (data []byte, where, err str
 	if data, ok := ev.files[path.Clean(name)]; ok {
 		return data, "written by the script", ""
 	}
-	if !filepath.IsAbs(name) && len(ev.roots) > 0 {
-		name = filepath.Join(ev.roots[0], name)
-	}
-	inside := false
-	for _, r := range ev.roots {
-		inside = inside || strings.HasPrefix(filepath.Clean(name), r+string(filepath.Separator))
-	}
-	if !inside {
-		return nil, "", "it is neither written by the script nor inside the script's folder or slime checkout"
+	if len(ev.roots) == 0 {
+		// A pasted command or flag string: the file is read where the
+		// user runs rlsolve, when it is there.
+		if _, e := os.Stat(name); e != nil {
+			return nil, "", errNoSGLangFile
+		}
+	} else {
+		if !filepath.IsAbs(name) {
+			name = filepath.Join(ev.roots[0], name)
+		}
+		inside := false
+		for _, r := range ev.roots {
+			inside = inside || strings.HasPrefix(filepath.Clean(name), r+string(filepath.Separator))
+		}
+		if !inside {
+			return nil, "", "it is neither written by the script nor inside the script's folder or slime checkout"
+		}
 	}
 	st, e := os.Stat(name)
 	if e != nil {

@@ -259,7 +259,7 @@ func (s *sandbox) step(ctx context.Context) error {
 	if n > int64(lim.MaxSteps) {
 		return s.fail(&Error{Kind: "limit", Span: Span{File: s.opt.Name}, Msg: fmt.Sprintf("the script ran more than %d steps (commands, loop turns, function calls): an endless loop or runaway recursion", lim.MaxSteps)})
 	}
-	if n%32 == 0 {
+	if n%4 == 0 { // variables can double on every step: check often
 		size := 0
 		interp.HandlerCtx(ctx).Env.Each(func(name string, vr expand.Variable) bool {
 			size += len(name) + len(vr.Str)

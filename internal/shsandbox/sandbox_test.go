@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -60,7 +61,7 @@ ray job submit --address x -- python3 train.py --actor-num-nodes $NODES "${ROLLO
 	}
 	got := []string{}
 	for _, f := range c.Fields {
-		got = append(got, f.Text+"@"+itoa(f.Span.Line)+":"+itoa(f.Span.Col))
+		got = append(got, f.Text+"@"+strconv.Itoa(f.Span.Line)+":"+strconv.Itoa(f.Span.Col))
 		if f.Hole {
 			got = append(got, "hole:"+f.Unknown[0].Name)
 		}
@@ -72,21 +73,24 @@ ray job submit --address x -- python3 train.py --actor-num-nodes $NODES "${ROLLO
 	}
 }
 
-func itoa(n int) string { return strings.TrimSpace(strings.Repeat(" ", 0) + fmtInt(n)) }
-
-func fmtInt(n int) string {
-	if n < 10 {
-		return string(rune('0' + n))
-	}
-	return fmtInt(n/10) + string(rune('0'+n%10))
-}
-
 func TestNothingRuns(t *testing.T) {
 	dir := t.TempDir()
 	victim := filepath.Join(dir, "must-not-exist")
-	src := "touch " + victim + "\nrm -rf /\necho hi > " + victim + "\nmkdir -p " + victim + "d\n"
-	if _, err := run(t, src, Options{Dir: dir, Roots: []string{dir}}); err != nil {
+	keep := filepath.Join(dir, "keep.txt")
+	if err := os.WriteFile(keep, []byte("mine"), 0o644); err != nil {
 		t.Fatal(err)
+	}
+	src := "touch " + victim + "\nrm -rf /\necho hi > " + victim + "\nmkdir -p " + victim + "d\n" +
+		"echo gone > " + keep + "\nrm -f " + keep + "\ncat " + keep + " > " + victim + "\n"
+	r, err := run(t, src, Options{Dir: dir, Roots: []string{dir}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(keep); err != nil || string(data) != "mine" {
+		t.Fatalf("%s changed: %q, %v", keep, data, err)
+	}
+	if string(r.Files[victim]) != "gone\n" {
+		t.Errorf("the script's own view: %q", r.Files[victim])
 	}
 	if _, err := os.Stat(victim); !os.IsNotExist(err) {
 		t.Fatalf("%s exists after the script: %v", victim, err)
@@ -103,6 +107,7 @@ func TestHostileScripts(t *testing.T) {
 		{"endless loop", "while true; do :; done", "more than 100000 steps"},
 		{"endless assignments", "while true; do X=$((X+1)); done", "more than 100000 steps"},
 		{"recursion", "f(){ f; }; f", "more than 64 deep"},
+		{"doubling a variable", "X=x; while true; do X=$X$X; done", "variables hold more than"},
 		// Background jobs die with the script's context: bounded, no error needed.
 		{"fork bomb", "bomb(){ bomb|bomb& }; bomb", ""},
 		{"nested substitutions", strings.Repeat("$(", 300) + strings.Repeat(")", 300), "nest more than 200 deep"},
@@ -125,5 +130,46 @@ func TestReadsConfined(t *testing.T) {
 	r, _ := run(t, "cat /etc/shadow\nX=$(cat /etc/hostname)\nsource /etc/passwd\n", Options{Dir: dir, Roots: []string{dir}})
 	if r == nil || len(r.Refused) != 3 || r.Refused[0].Path != "/etc/shadow" || !strings.Contains(r.Refused[0].Why, "outside the folders") {
 		t.Fatalf("refused %+v", r.Refused)
+	}
+}
+
+// The stand-ins answer deterministically; the answers reach the traced
+// command's arguments.
+func TestStandIns(t *testing.T) {
+	for _, c := range []struct{ src, want string }{
+		{"python3 x.py $(nproc)", "64"},
+		{"python3 x.py $(nvidia-smi -L | wc -l)", "8"},
+		{"python3 x.py $(hostname) $(hostname -I)", "node0 10.0.0.1"},
+		{"python3 x.py $(date +%Y%m%d_%H%M%S)", "20000101_000000"},
+		{"F=$(mktemp /tmp/a_XXXXXX.yaml); echo hi > $F; python3 x.py $F $(cat $F)", "/tmp/a_000001.yaml hi"},
+		{"D=$(mktemp -d); python3 x.py $D", TempDir + "/tmp.0000000001"},
+		{"python3 x.py $(basename /a/b.sh .sh) $(dirname /a/b.sh) $(echo AbC | tr '[:upper:]' '[:lower:]')", "b /a abc"},
+		{"python3 x.py $(seq 2 2 6)", "2 4 6"},
+		{"N=${N:-4}; python3 x.py $((N * 2)) ${M:-$N}", "8 4"},
+	} {
+		r, err := run(t, c.src, Options{})
+		if err != nil {
+			t.Fatalf("%q: %v", c.src, err)
+		}
+		j := judged(r)
+		if j == nil {
+			t.Fatalf("%q: no command", c.src)
+		}
+		if got := strings.Join(j.Argv[2:], " "); got != c.want {
+			t.Errorf("%q: %q, want %q", c.src, got, c.want)
+		}
+	}
+}
+
+// A value computed from a variable nobody set is unknown, through
+// assignments; one with a default is not.
+func TestUnknownThroughAssignments(t *testing.T) {
+	r, err := run(t, "TOTAL=$((NODES * 8))\nG=${GPUS:-8}\npython3 x.py $TOTAL $G\n", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := judged(r).Fields
+	if len(f) != 4 || len(f[2].Unknown) != 1 || f[2].Unknown[0].Name != "NODES" || f[2].Span.Line != 1 || len(f[3].Unknown) != 0 || f[3].Span.Line != 2 {
+		t.Fatalf("fields %+v", f)
 	}
 }

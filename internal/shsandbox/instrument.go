@@ -20,7 +20,10 @@ import (
 //     companion `__RLS_O_X=" <id>"` (`+=` for `X+=...`): when a command
 //     runs, the companion names the assignments X's value came from;
 //   - loop bodies, function bodies and assignments that expand something
-//     start with StepCommand, counted like any command.
+//     start with StepCommand, counted like any command;
+//   - `cmd &` runs in the foreground, and `a | b` as `(a) > F; (b) < F`
+//     with F in memory: the interpreter runs both at once otherwise, and
+//     its subshells then share variables across goroutines.
 
 const (
 	atVar     = "__RLS_AT"
@@ -39,6 +42,7 @@ type node struct {
 type nodeTable struct {
 	mu    sync.Mutex
 	nodes []node
+	pipes int
 }
 
 func (t *nodeTable) add(n node) string {
@@ -90,6 +94,12 @@ func (t *nodeTable) instrument(file *syntax.File, name string, src []byte) *Erro
 		case *syntax.ProcSubst:
 			bad = &Error{Kind: "unsupported", Span: nodeSpan(name, src, x), Msg: "process substitution (<(...) or >(...)) is not evaluated by rlsolve's sandbox"}
 			return false
+		case *syntax.Stmt:
+			// A background job would run beside the script, sharing its
+			// variables with the interpreter's goroutines; every job is a
+			// stub, so it runs in the foreground, in order.
+			x.Background, x.Coprocess = false, false
+			t.serialPipe(x)
 		case *syntax.CallExpr:
 			t.call(x, name, src)
 		case *syntax.DeclClause:
@@ -181,4 +191,26 @@ func readsStatus(n syntax.Node) bool {
 		return !found
 	})
 	return found
+}
+
+// serialPipe rewrites a pipeline statement into its stages run one after
+// the other through a file in memory. Each stage is a subshell, as in a
+// pipeline; the file's redirection comes first, so a stage's own
+// redirections still win.
+func (t *nodeTable) serialPipe(st *syntax.Stmt) {
+	b, ok := st.Cmd.(*syntax.BinaryCmd)
+	if !ok || b.Op != syntax.Pipe && b.Op != syntax.PipeAll {
+		return
+	}
+	t.mu.Lock()
+	t.pipes++
+	f := TempDir + "/pipe-" + strconv.Itoa(t.pipes)
+	t.mu.Unlock()
+	out := []*syntax.Redirect{{Op: syntax.RdrOut, Word: litWord(f)}}
+	if b.Op == syntax.PipeAll {
+		out = append(out, &syntax.Redirect{Op: syntax.DplOut, N: &syntax.Lit{Value: "2"}, Word: litWord("1")})
+	}
+	left := &syntax.Stmt{Cmd: &syntax.Subshell{Stmts: []*syntax.Stmt{b.X}}, Redirs: out}
+	right := &syntax.Stmt{Cmd: &syntax.Subshell{Stmts: []*syntax.Stmt{b.Y}}, Redirs: []*syntax.Redirect{{Op: syntax.RdrIn, Word: litWord(f)}}}
+	st.Cmd = &syntax.Block{Stmts: []*syntax.Stmt{left, right}}
 }

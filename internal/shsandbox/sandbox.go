@@ -241,6 +241,14 @@ func syntaxQuote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// where is the command running in ctx, else the script.
+func (s *sandbox) where(ctx context.Context) Span {
+	if at := s.commandAt(ctx); at.Known() {
+		return at
+	}
+	return Span{File: s.opt.Name}
+}
+
 // fail records the first limit hit and stops the script.
 func (s *sandbox) fail(e *Error) error {
 	s.mu.Lock()
@@ -257,7 +265,7 @@ func (s *sandbox) step(ctx context.Context) error {
 	n := s.steps.Add(1)
 	lim := s.opt.Limits
 	if n > int64(lim.MaxSteps) {
-		return s.fail(&Error{Kind: "limit", Span: Span{File: s.opt.Name}, Msg: fmt.Sprintf("the script ran more than %d steps (commands, loop turns, function calls): an endless loop or runaway recursion", lim.MaxSteps)})
+		return s.fail(&Error{Kind: "limit", Span: s.where(ctx), Msg: fmt.Sprintf("the script ran more than %d steps (commands, loop turns, function calls): an endless loop or runaway recursion", lim.MaxSteps)})
 	}
 	if n%4 == 0 { // variables can double on every step: check often
 		size := 0
@@ -272,7 +280,7 @@ func (s *sandbox) step(ctx context.Context) error {
 			return true
 		})
 		if size > lim.MaxVars {
-			return s.fail(&Error{Kind: "limit", Span: Span{File: s.opt.Name}, Msg: fmt.Sprintf("the script's variables hold more than %d bytes", lim.MaxVars)})
+			return s.fail(&Error{Kind: "limit", Span: s.where(ctx), Msg: fmt.Sprintf("the script's variables hold more than %d bytes", lim.MaxVars)})
 		}
 	}
 	return ctx.Err()
@@ -294,7 +302,7 @@ func (s *sandbox) call(ctx context.Context, args []string) ([]string, error) {
 	switch args[0] {
 	case StepCommand:
 		if d := interp.HandlerCtx(ctx).Env.Get(depthVar).String(); len(d) > 0 && atoiOr(d) > s.opt.Limits.MaxCallDepth {
-			return nil, s.fail(&Error{Kind: "limit", Span: Span{File: s.opt.Name}, Msg: fmt.Sprintf("functions call each other more than %d deep: runaway recursion", s.opt.Limits.MaxCallDepth)})
+			return nil, s.fail(&Error{Kind: "limit", Span: s.where(ctx), Msg: fmt.Sprintf("functions call each other more than %d deep: runaway recursion", s.opt.Limits.MaxCallDepth)})
 		}
 		return []string{"true"}, nil
 	case "command", "type", "hash":

@@ -83,7 +83,7 @@ func evalScript(file, s string, opt ScriptOptions) scriptResult {
 	}
 	res, err := shsandbox.Run(context.Background(), []byte(s), so)
 	if res != nil && so.Name != file {
-		renameSpans(res, so.Name, file)
+		renameSpans(res, so.Name, so.Dir, file)
 	}
 	if e, ok := err.(*shsandbox.Error); ok && e.Span.File == so.Name {
 		e.Span.File = file
@@ -111,11 +111,14 @@ func evalScript(file, s string, opt ScriptOptions) scriptResult {
 	return out
 }
 
-// renameSpans gives the spans into the script the user's name for it.
-func renameSpans(res *shsandbox.Result, from, to string) {
+// renameSpans names the files under the script's folder dir as the user
+// named the script: the script itself, and the files it sources beside it.
+func renameSpans(res *shsandbox.Result, name, dir, file string) {
 	fix := func(sp *shsandbox.Span) {
-		if sp.File == from {
-			sp.File = to
+		if sp.File == name {
+			sp.File = file
+		} else if rel, ok := strings.CutPrefix(sp.File, dir+string(filepath.Separator)); ok {
+			sp.File = filepath.Join(filepath.Dir(file), rel)
 		}
 	}
 	for i := range res.Refused {

@@ -66,8 +66,11 @@ func litWord(s string) *syntax.Word {
 	return &syntax.Word{Parts: []syntax.WordPart{&syntax.Lit{Value: s}}}
 }
 
+// litAssign is NAME='value' (quoted, so that a printed copy of the
+// script, as a sourced file is run, reads back the same).
 func litAssign(name, value string, appendTo bool) *syntax.Assign {
-	return &syntax.Assign{Name: &syntax.Lit{Value: name}, Value: litWord(value), Append: appendTo}
+	v := &syntax.Word{Parts: []syntax.WordPart{&syntax.SglQuoted{Value: value}}}
+	return &syntax.Assign{Name: &syntax.Lit{Value: name}, Value: v, Append: appendTo}
 }
 
 // depthStmt is `local __RLS_DEPTH=$((__RLS_DEPTH+1))`: a function's call

@@ -8,6 +8,7 @@
 package shsandbox
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -232,8 +233,23 @@ func (s *sandbox) sourcing(ctx context.Context, p string, data []byte) []byte {
 	if name != "source" && name != "." {
 		return data
 	}
-	out := "BASH_SOURCE=" + syntaxQuote(p) + "\n" + string(sourceable(p, data)) + "\nBASH_SOURCE=" + syntaxQuote(prev) + "\n"
+	out := "BASH_SOURCE=" + syntaxQuote(p) + "\n" + string(s.instrumented(p, data)) + "\nBASH_SOURCE=" + syntaxQuote(prev) + "\n"
 	return []byte(out)
+}
+
+// instrumented is a sourced file instrumented as the script is (its
+// values then point into it), printed back for the interpreter to parse;
+// the file as it is (its `[` fixed) when that fails.
+func (s *sandbox) instrumented(p string, data []byte) []byte {
+	file, err := parseScript(data, p)
+	if err != nil || s.nodes.instrument(file, p, data) != nil {
+		return sourceable(p, data)
+	}
+	var buf bytes.Buffer
+	if syntax.NewPrinter().Print(&buf, file) != nil {
+		return sourceable(p, data)
+	}
+	return sourceable(p, buf.Bytes()) // the printer writes a restored `[` back as it was
 }
 
 // syntaxQuote single-quotes s for the shell.

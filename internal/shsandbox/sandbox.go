@@ -362,13 +362,17 @@ func (w *boundedWriter) Write(b []byte) (int, error) {
 	w.mu.Lock()
 	w.last = append(w.last, b...)
 	if len(w.last) > 2*tailBytes {
-		w.last = append([]byte(nil), w.last[len(w.last)-tailBytes:]...)
+		keep := w.last[len(w.last)-tailBytes:]
+		if i := bytes.IndexByte(keep, '\n'); i >= 0 {
+			keep = keep[i+1:] // whole lines only
+		}
+		w.last = append([]byte(nil), keep...)
 	}
 	w.mu.Unlock()
 	return len(b), nil
 }
 
-// tail is the last lines of output (not the `set -x` trace), trimmed.
+// tail is the last line of output (not the `set -x` trace), trimmed.
 func (w *boundedWriter) tail() string {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -378,8 +382,8 @@ func (w *boundedWriter) tail() string {
 			keep = append(keep, l)
 		}
 	}
-	if len(keep) > 2 {
-		keep = keep[len(keep)-2:]
+	if len(keep) > 1 {
+		keep = keep[len(keep)-1:] // the message before the end, not a traced multi-line value
 	}
 	t := strings.Join(keep, " / ")
 	if len(t) > tailBytes {

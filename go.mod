@@ -12,6 +12,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	go.yaml.in/yaml/v3 v3.0.6
 	golang.org/x/sys v0.26.0
+	mvdan.cc/sh/v3 v3.10.0
 )
 
 require (
@@ -22,5 +23,4 @@ require (
 	golang.org/x/term v0.25.0 // indirect
 	golang.org/x/text v0.14.0 // indirect
 	golang.org/x/tools v0.26.0 // indirect
-	mvdan.cc/sh/v3 v3.10.0 // indirect
 )

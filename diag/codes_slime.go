@@ -214,12 +214,12 @@ slime: "--rollout-num-gpus 8 --rollout-num-gpus 4"
 	},
 	{
 		Code:  model.WarnSlimeUnexpanded,
-		Title: "pasted command with unexpanded shell words",
-		Text: "A launch command pasted as the script writes it keeps words for the shell to expand, such as " +
-			"`${SGLANG_ARGS[@]}` or `$EXTRA_ARGS`. They may hold placement flags (--rollout-num-gpus-per-engine " +
-			"often sits in an array), which rlsolve cannot see: those flags keep their defaults in its plan. " +
-			"Paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints in the job's output), or " +
-			"write the placement flags out.",
+		Title: "slime's command expands a variable the script never sets",
+		Text: "rlsolve evaluates the launch script in a sandbox, without the environment it would run in. A word " +
+			"of slime's command such as `${SGLANG_ARGS[@]}` or `$EXTRA_ARGS` whose variable the script never sets " +
+			"expands to nothing here; in the real run it may hold placement flags (--rollout-num-gpus-per-engine " +
+			"often sits in an array), and slime's layout would differ from the plan. Give its value with " +
+			"`--env NAME=VALUE`, or set it in the script.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime: "python3 train.py --colocate $SGLANG_ARGS"
 `,
@@ -244,6 +244,56 @@ slime: "python3 train.py --colocate\n  --actor-num-nodes 2"
 			"(--hf-checkpoint, ...) are ignored, with their values.",
 		Example: `# slime flags take the place of RLinf's cluster: section
 slime: "python train.py --hf-checkpoint /models/x --rollout-num-gpus 8"
+`,
+	},
+	{
+		Code:  model.CodeSlimeScript,
+		Title: "launch script not evaluated",
+		Text: "A --slime text (a flag string, a pasted command or a whole launch script) is evaluated in a sandbox: " +
+			"no command runs (each is a stub with no output, except nproc, nvidia-smi -L, hostname, date and mktemp, " +
+			"which answer from the inventory or fixed values), files are written in memory, and only the script's " +
+			"folder and the slime checkout it lies in are read. It is refused when it cannot be parsed, when it " +
+			"exceeds a bound (steps, call depth, output, size, nesting, time), when it reads another file, or when " +
+			"it never runs slime's program (it exits first: give the variables it needs with --env NAME=VALUE).",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: "--rollout-num-gpus '8"
+`,
+	},
+	{
+		Code:  model.CodeSlimeSGLangFile,
+		Title: "--sglang-config not readable",
+		Text: "The engine groups of --sglang-config are read from the file the script wrote (in the sandbox's " +
+			"memory) or from disk beside the script. The file must exist, be slime's YAML format (a top-level " +
+			"`sglang:` list of models with server_groups), and its groups' GPUs must add up to --rollout-num-gpus, " +
+			"as slime asserts.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: |
+  F=$(mktemp)
+  cat > $F <<EOF
+  sglang:
+    - name: actor
+      server_groups:
+        - {worker_type: regular, num_gpus: 4, num_gpus_per_engine: 2}
+  EOF
+  python3 train.py --colocate --rollout-num-gpus 8 --sglang-config $F
+`,
+	},
+	{
+		Code:  model.NoteSlimeSGLangRead,
+		Title: "engine groups read from --sglang-config",
+		Text: "When every server group of --sglang-config has engines of one size (prefill groups first), the " +
+			"engines are planned as --rollout-num-gpus-per-engine of that size and --prefill-num-servers of the " +
+			"prefill engines, with their ports.",
+		Example: `# slime flags take the place of RLinf's cluster: section
+slime: |
+  F=$(mktemp)
+  cat > $F <<EOF
+  sglang:
+    - name: actor
+      server_groups:
+        - {worker_type: regular, num_gpus: 8, num_gpus_per_engine: 2}
+  EOF
+  python3 train.py --colocate --rollout-num-gpus 8 --sglang-config $F
 `,
 	},
 	{

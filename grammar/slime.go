@@ -11,12 +11,13 @@ import (
 )
 
 // slime's placement flags come as shell text: a flag string (`rlsolve plan
-// --slime '--actor-num-nodes 2 ...'`) or the whole command a launch script
-// runs, pasted (`--slime @cmd.sh`). shellLex splits it as bash would; the
-// flags are the words after the Python program the command runs
-// (slime_command.go); the flag parser then reads them as slime's argparse
-// parser does (no abbreviations, the last repetition wins) and reports
-// every error at the flag, its line and column.
+// --slime '--actor-num-nodes 2 ...'`), the command a launch script runs,
+// pasted, or the launch script itself (`--slime @run.sh`). The text is
+// evaluated in a sandbox (slime_script.go); the flags are the arguments
+// after the Python program the judged command runs (slime_command.go); the
+// flag parser then reads them as slime's argparse parser does (no
+// abbreviations, the last repetition wins) and reports every error where
+// the flag or its value was written: line and column.
 
 // SlimeSource is the file name of spans into a --slime string.
 const SlimeSource = "--slime"
@@ -101,9 +102,11 @@ type slimeParser struct {
 	diags   model.Diagnostics
 	ignored []string
 	ignSpan model.Span
-	// unexpanded are words left for the shell to expand that may hold
-	// flags (`${SGLANG_ARGS[@]}`).
+	// unexpanded are variables the script never sets, expanded where they
+	// may hold flags (`${SGLANG_ARGS[@]}`).
 	unexpanded []shellWord
+	// files are what the script wrote (a --sglang-config YAML).
+	files map[string][]byte
 }
 
 func (p *slimeParser) errorf(code string, at model.Span, label, format string, args ...any) *model.Diagnostic {
@@ -114,6 +117,9 @@ func (p *slimeParser) errorf(code string, at model.Span, label, format string, a
 
 // wordSpan covers bytes [i, j) of a word's text (j == -1: to its end).
 func (p *slimeParser) wordSpan(w shellWord, i, j int) model.Span {
+	if w.Ext != nil {
+		return *w.Ext
+	}
 	if len(w.Offs) == 0 {
 		return p.loc.span(w.Off, w.End)
 	}
@@ -142,16 +148,13 @@ func isBoolWord(s string) bool {
 	return false
 }
 
-// mayHoldFlags reports whether the shell could turn w into flags: a word
-// that starts with an unquoted or array expansion (`$EXTRA`,
-// `${SGLANG_ARGS[@]}`).
-func mayHoldFlags(w shellWord) bool {
-	return len(w.Exps) > 0 && w.Exps[0].From == 0 && (!w.Exps[0].Quoted || w.Exps[0].Array)
-}
+// mayHoldFlags reports whether w stands for words nobody knows: a variable
+// the script never sets (`${SGLANG_ARGS[@]}`, `$EXTRA`).
+func mayHoldFlags(w shellWord) bool { return w.Hole }
 
 // isValueWord reports whether w can be the value of the flag before it.
 func isValueWord(w shellWord) bool {
-	return !(strings.HasPrefix(w.Text, "-") && !isNumber(w.Text)) && !(mayHoldFlags(w) && w.Exps[0].Array)
+	return !(strings.HasPrefix(w.Text, "-") && !isNumber(w.Text)) && !w.Hole
 }
 
 // ParseSlimeFlags reads slime's placement flags from a command-line string.
@@ -164,10 +167,16 @@ func ParseSlimeFlags(s string, lim Limits) (*model.SlimeConfig, model.Diagnostic
 // ParseSlimeCommand reads slime's placement flags from shell text read from
 // file (a flag string, or a pasted launch command); spans point into it.
 func ParseSlimeCommand(file, s string, lim Limits) (*model.SlimeConfig, model.Diagnostics) {
-	return parseSlimeFlags(s, &slimeLocator{file: file, s: s}, lim)
+	return parseSlimeFlags(s, &slimeLocator{file: file, s: s}, lim, ScriptOptions{})
 }
 
-func parseSlimeFlags(s string, loc *slimeLocator, lim Limits) (*model.SlimeConfig, model.Diagnostics) {
+// ParseSlimeScript is ParseSlimeCommand on a launch script: opt says where
+// it lies (its folder may be read) and the variables the user gave.
+func ParseSlimeScript(file, s string, opt ScriptOptions, lim Limits) (*model.SlimeConfig, model.Diagnostics) {
+	return parseSlimeFlags(s, &slimeLocator{file: file, s: s}, lim, opt)
+}
+
+func parseSlimeFlags(s string, loc *slimeLocator, lim Limits, opt ScriptOptions) (*model.SlimeConfig, model.Diagnostics) {
 	if lim.MaxStringBytes == 0 {
 		lim = DefaultLimits
 	}
@@ -179,16 +188,22 @@ func parseSlimeFlags(s string, loc *slimeLocator, lim Limits) (*model.SlimeConfi
 		p.diags = append(p.diags, yamlpos.Limit{What: "the slime command", Size: strconv.Itoa(len(s)), Max: lim.MaxStringBytes, Unit: " bytes"}.Diagnostic(whole, "too long"))
 		return nil, p.diags
 	}
-	cmds, lexErr := shellLex(s)
-	if lexErr != nil {
-		at := loc.span(lexErr.Off, lexErr.Off+1)
-		d := p.errorf(model.CodeSlimeFlag, at, "opened here", "the slime command has an %s at %s", lexErr.Msg, loc.where(at))
-		d.Help = []model.Fix{{Message: "close it, or quote the whole --slime value with the other kind of quote"}}
+	ev := evalScript(loc.file, s, opt)
+	if p.refused(ev) {
 		return nil, p.diags
 	}
-	args := slimeArgs(cmds)
+	if ev.err != nil {
+		p.scriptError(ev.err)
+		return nil, p.diags
+	}
+	p.files = ev.files
+	args := slimeArgs(ev.cmds)
+	if p.runsNoProgram(ev, args) {
+		return nil, p.diags
+	}
 	p.words(args.words)
 	p.notes(args)
+	p.sglangConfig(ev)
 	return p.cfg, p.diags
 }
 
@@ -211,10 +226,6 @@ func (p *slimeParser) words(words []shellWord) {
 			continue
 		}
 		name, _, hasEq := strings.Cut(w.Text, "=")
-		if len(w.Exps) > 0 && w.Exps[0].From < len(name) {
-			p.unexpanded = append(p.unexpanded, w) // --${PREFIX}-nodes
-			continue
-		}
 		key, asSwitch, known := model.SlimeKeyByFlag(name)
 		info := key.Info()
 		switch {
@@ -272,6 +283,10 @@ func (p *slimeParser) textFlag(words []shellWord, i int, key model.SlimeKey, nam
 			end = p.wordSpan(words[i], 0, -1)
 		}
 	}
+	if len(vals) == 0 && !hasEq && i+1 < len(words) && words[i+1].Hole {
+		p.unknownValue(name, nameSpan, words[i+1])
+		return i + 1
+	}
 	if len(vals) == 0 || vals[0] == "" {
 		d := p.errorf(model.CodeSlimeFlag, nameSpan, "needs a value", "%s (%s) expects a value", name, p.loc.where(nameSpan))
 		d.Help = []model.Fix{{Message: fmt.Sprintf("give it: `%s VALUE`", name)}}
@@ -306,14 +321,12 @@ func (p *slimeParser) numberFlag(words []shellWord, i int, key model.SlimeKey, n
 		return i
 	}
 	vSpan := p.wordSpan(vw, vFrom, -1)
-	if vFrom >= len(vw.Text) {
+	if vFrom >= len(vw.Text) && vw.Ext == nil && len(vw.Offs) > 0 {
 		vSpan = p.loc.span(vw.End, vw.End+1)
 	}
-	for _, e := range vw.Exps {
-		if e.To > vFrom {
-			p.expandedValue(name, nameSpan, vw, e)
-			return i
-		}
+	if len(vw.Unknown) > 0 {
+		p.unknownValue(name, nameSpan, vw)
+		return i
 	}
 	n, ok := p.number(key, name, nameSpan, vw.Text[vFrom:], vSpan)
 	if !ok {
@@ -326,20 +339,24 @@ func (p *slimeParser) numberFlag(words []shellWord, i int, key model.SlimeKey, n
 	return i
 }
 
-// expandedValue reports a count left to the shell: `--actor-num-nodes
-// ${NODES}`.
-func (p *slimeParser) expandedValue(name string, nameSpan model.Span, w shellWord, e shellExp) {
-	at := p.wordSpan(w, e.From, e.To)
-	what := "the shell variable " + e.Name
-	if e.Name == "" {
-		what = "a command substitution"
-	}
-	text := w.Text[e.From:e.To]
-	d := p.errorf(model.CodeSlimeValue, at, "not expanded", "%s (%s) is given `%s`, %s that rlsolve cannot expand (%s); write the number it holds",
-		name, p.loc.where(nameSpan), text, what, p.loc.where(at))
+// unknownValue reports a count that depends on a variable the script
+// never sets: `--actor-num-nodes ${NODES}`.
+func (p *slimeParser) unknownValue(name string, nameSpan model.Span, w shellWord) {
+	u := w.Unknown[0]
+	at := modelSpan(u.Span)
+	d := p.errorf(model.CodeSlimeValue, at, "never set", "%s (%s) depends on the variable %s (%s), which the script never sets: its value is unknown",
+		name, p.loc.where(nameSpan), u.Name, spanWhere(at))
 	d.Labels = []model.Label{{Span: nameSpan, Message: "the flag"}}
-	d.Why = "rlsolve reads the command as text and never runs the script that sets the variable; a guessed value would plan another layout than slime's."
-	d.Help = []model.Fix{{Message: fmt.Sprintf("replace `%s` with its value, or paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints in the job's output, every variable expanded)", text)}}
+	if vs := p.wordSpan(w, 0, -1); vs != at {
+		d.Labels = append(d.Labels, model.Label{Span: vs, Message: "its value, written here"})
+	}
+	d.Why = "rlsolve evaluates the script without the environment it would run in; a guessed value would plan another layout than slime's."
+	d.Help = []model.Fix{{Message: fmt.Sprintf("give it: `--env %s=VALUE`, or set it in the script", u.Name)}}
+}
+
+// spanWhere names a span's line and column, with its file.
+func spanWhere(sp model.Span) string {
+	return fmt.Sprintf("%s line %d, column %d", sp.File, sp.Line, sp.Col)
 }
 
 // unknown handles a flag that is not a placement flag: a near miss of one
@@ -375,11 +392,13 @@ func (p *slimeParser) unknown(words []shellWord, i int, name string, hasEq bool)
 	switch {
 	case hasEq:
 		p.other(flag, w, len(name)+1, w)
+	case i+1 < len(words) && words[i+1].Hole:
+		return i + 1 // its value is unknown: the flag is not recorded
 	case i+1 < len(words) && isValueWord(words[i+1]):
 		p.ignore(words[i+1])
 		p.other(flag, words[i+1], 0, w)
 		return i + 1
-	case len(w.Exps) == 0:
+	case !w.Hole:
 		p.cfg.SetFlag(flag, "", p.wordSpan(w, 0, -1))
 	}
 	return i
@@ -389,7 +408,7 @@ func (p *slimeParser) unknown(words []shellWord, i int, name string, hasEq bool)
 // text of word v from byte from), unless the shell would expand it: its
 // value is then unknown here.
 func (p *slimeParser) other(flag string, v shellWord, from int, first shellWord) {
-	if len(v.Exps) > 0 || from > len(v.Text) {
+	if v.Hole || len(v.Unknown) > 0 || from > len(v.Text) {
 		return
 	}
 	whole := p.wordSpan(first, 0, -1)

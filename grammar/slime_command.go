@@ -61,7 +61,7 @@ func slimeArgs(cmds []shellCommand) slimeArgv {
 		all = append(all, c.Words...)
 	}
 	for i, w := range all {
-		if w.Text == "--" && len(w.Exps) == 0 {
+		if w.Text == "--" && !w.Hole {
 			all = all[i+1:] // the wrapper's `--`: slime's flags follow
 			break
 		}
@@ -132,22 +132,27 @@ func (p *slimeParser) notes(args slimeArgv) {
 	if n := len(p.unexpanded); n > 0 {
 		first := p.unexpanded[0]
 		at := p.wordSpan(first, 0, -1)
-		more := ""
-		if n > 1 {
-			more = fmt.Sprintf(" and %d more shell words", n-1)
+		names := make([]string, 0, n)
+		for _, w := range p.unexpanded {
+			if len(w.Unknown) > 0 {
+				names = append(names, w.Unknown[0].Name)
+			}
+		}
+		if len(names) == 0 {
+			names = append(names, "a variable")
 		}
 		d := model.Diagnostic{Code: model.WarnSlimeUnexpanded, Severity: model.SeverityWarning,
-			Summary: fmt.Sprintf("`%s` (%s)%s are not expanded: rlsolve cannot read the flags they hold, so placement flags in them (such as --rollout-num-gpus-per-engine) keep their defaults here",
-				first.Text, p.loc.where(at), more),
-			Primary: at, PrimaryLabel: "expanded by the shell",
-			Why:  "rlsolve reads the command as text and never runs the script that sets these variables.",
-			Help: []model.Fix{{Message: "paste the command as bash ran it (the `+ ray job submit ...` line that `set -x` prints in the job's output, every variable expanded), or write the placement flags out"}},
+			Summary: fmt.Sprintf("slime's command expands %s (%s), which the script never sets: bash passes nothing there, so rlsolve plans without it; if it holds placement flags (such as --rollout-num-gpus-per-engine) in the real run, slime's layout differs",
+				quoteList(names), p.loc.where(at)),
+			Primary: at, PrimaryLabel: "never set",
+			Why:  "rlsolve evaluates the script without the environment it would run in.",
+			Help: []model.Fix{{Message: fmt.Sprintf("give its value: `--env %s=...`, or set it in the script", names[0])}},
 		}
 		for _, w := range p.unexpanded[1:min(n, 6)] {
-			d.Labels = append(d.Labels, model.Label{Span: p.wordSpan(w, 0, -1), Message: "not expanded"})
+			d.Labels = append(d.Labels, model.Label{Span: p.wordSpan(w, 0, -1), Message: "never set"})
 		}
-		for _, w := range p.unexpanded {
-			p.cfg.Unexpanded = append(p.cfg.Unexpanded, w.Text)
+		for _, name := range names {
+			p.cfg.Unexpanded = append(p.cfg.Unexpanded, "$"+name)
 		}
 		p.diags = append(p.diags, d)
 	}

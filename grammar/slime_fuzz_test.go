@@ -75,41 +75,29 @@ func FuzzParseSlimeFlags(f *testing.F) {
 	})
 }
 
-// FuzzShellLex: the lexer never panics; every word's bytes come from
-// inside the word's extent in the input, in order, and its expansions lie
-// in its text.
-func FuzzShellLex(f *testing.F) {
+// FuzzSlimeScript: any text evaluates in the sandbox without panicking;
+// every traced argument of the text itself lies inside it, and its exact
+// bytes are the argument's.
+func FuzzSlimeScript(f *testing.F) {
 	for _, s := range slimeSeeds {
 		f.Add(s)
 	}
+	f.Add("A=(--colocate $N)\npython3 train.py \"${A[@]}\" ${X:-4}")
+	f.Add("f(){ f; }; f")
 	f.Fuzz(func(t *testing.T, s string) {
-		cmds, err := shellLex(s)
-		if err != nil {
-			if err.Off < 0 || err.Off >= len(s) {
-				t.Fatalf("error offset %d outside %q", err.Off, s)
-			}
-			return
-		}
-		last := -1
-		for _, c := range cmds {
+		ev := evalScript("fuzz.sh", s, ScriptOptions{})
+		for _, c := range ev.cmds {
 			for _, w := range c.Words {
-				if len(w.Offs) != len(w.Text) || w.Off < 0 || w.End > len(s) || w.Off > w.End || w.Off < last {
-					t.Fatalf("word %+v of %q", w, s)
+				if w.Ext != nil {
+					t.Fatalf("word %q from another file %v", w.Text, *w.Ext)
 				}
-				last = w.Off
-				prev := w.Off
-				for _, o := range w.Offs {
-					if o < prev || o >= w.End {
-						t.Fatalf("word %q byte at %d outside [%d, %d) or out of order in %q", w.Text, o, w.Off, w.End, s)
-					}
-					prev = o
+				if w.Off < 0 || w.End > len(s) || w.Off > w.End {
+					t.Fatalf("word %q at [%d, %d) outside %d bytes", w.Text, w.Off, w.End, len(s))
 				}
-				end := 0
-				for _, e := range w.Exps {
-					if e.From < end || e.To < e.From || e.To > len(w.Text) {
-						t.Fatalf("expansion %+v of %q", e, w.Text)
+				for i, o := range w.Offs {
+					if o < 0 || o >= len(s) || s[o] != w.Text[i] {
+						t.Fatalf("byte %d of %q is not written at %d", i, w.Text, o)
 					}
-					end = e.To
 				}
 			}
 		}

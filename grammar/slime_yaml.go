@@ -206,7 +206,7 @@ func (d *doc) slimeString(cfg *model.SlimeConfig, n *yaml.Node) {
 		}
 		return v.Span.Line, v.Span.Col
 	}}
-	inner, ds := parseSlimeFlags(s, loc, d.limits)
+	inner, ds := parseSlimeFlags(s, loc, d.limits, ScriptOptions{})
 	d.Diags = append(d.Diags, ds...)
 	if inner == nil {
 		return

@@ -14,13 +14,24 @@ const (
 	CodeSlimeGroups        = "RLS-E0709" // the rollout's server groups cannot be formed (prefill/decode, external engines, --sglang-config)
 	CodeSlimePortRange     = "RLS-E0710" // a planned port falls in the ephemeral range
 	CodeSlimePortOverlap   = "RLS-E0711" // two engines' port blocks overlap on one machine
+	CodeSlimeScript        = "RLS-E0712" // the launch script cannot be evaluated in the sandbox (syntax, a limit, a refused read, no slime program run)
+	CodeSlimeSGLangFile    = "RLS-E0713" // the --sglang-config YAML cannot be read, is not slime's format, or its GPUs differ from --rollout-num-gpus
 
 	WarnSlimeRankNode     = "RLS-W0701" // slime's rank arithmetic puts an engine on another node
 	WarnSlimeActorSpread  = "RLS-W0702" // actor ranks land on other nodes than actor_num_nodes x gpus says
 	WarnSlimeRepeated     = "RLS-W0703" // a flag given twice: slime uses the last
-	WarnSlimeUnexpanded   = "RLS-W0704" // pasted shell words left unexpanded may hold placement flags
+	WarnSlimeUnexpanded   = "RLS-W0704" // slime's command expands a variable the script never sets, where flags may be
 	WarnSlimeSplitCommand = "RLS-W0705" // a missing `\` splits slime's arguments into a separate command
 
 	NoteSlimeIgnored      = "RLS-N0701" // arguments that do not affect placement are ignored
 	NoteSlimeSGLangConfig = "RLS-N0702" // --sglang-config defines the engines: they are not planned
+	NoteSlimeSGLangRead   = "RLS-N0703" // --sglang-config's engine groups were read and are planned
 )
+
+// ChangesLayout reports whether a warning means slime's real layout may
+// differ from the plan (a never-set variable that may hold placement
+// flags, arguments cut off by a missing `\`): plan prints these in full
+// rather than counting them.
+func ChangesLayout(code string) bool {
+	return code == WarnSlimeUnexpanded || code == WarnSlimeSplitCommand
+}

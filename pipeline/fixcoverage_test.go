@@ -23,6 +23,8 @@ const (
 // exist (or none rlsolve can write safely). Every other error code must
 // show a fix with edits on some input of the corpora (TestFixCoverage).
 var noFix = map[string]string{
+	model.CodeSlimeScript:         "the script's text is the user's: what it should run instead (a variable's value, a file it reads) is theirs to give",
+	model.CodeSlimeSGLangFile:     "the engine groups' file is the user's: its content or place is theirs to choose",
 	model.CodeYAMLSyntax:          "the text is not YAML: the structure meant is unknown (a tab in the indentation is named in the message)",
 	model.CodeDuplicateKey:        whyWhich + ": which of the key's two values is meant",
 	model.CodeMissingField:        whyChoice + " (num_nodes, node_ranks, a label)",

@@ -35,6 +35,8 @@ type Options struct {
 	// SlimeSource names where a slime command came from (a file, <stdin>);
 	// "" is grammar.SlimeSource, the --slime string itself.
 	SlimeSource string
+	// SlimeEnv are the variables a slime launch script reads (--env).
+	SlimeEnv map[string]string
 	// Overrides are Hydra command-line overrides, applied to an RLinf
 	// config after its defaults list is composed.
 	Overrides grammar.Overrides

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"path/filepath"
+
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/memory"
 	"github.com/rlsolve/rlsolve/model"
@@ -62,7 +64,7 @@ func CheckSlimeBytes(flags, file string, data []byte, opt Options) *SlimeOutcome
 	}
 	if flags != "" || file == "" {
 		so.Sources[src] = []byte(flags)
-		c, ds := grammar.ParseSlimeCommand(src, flags, lim)
+		c, ds := grammar.ParseSlimeScript(src, flags, scriptOptions(src, opt), lim)
 		so.Diagnostics = append(so.Diagnostics, ds...)
 		if c == nil {
 			return so
@@ -99,6 +101,20 @@ func CheckSlimeBytes(flags, file string, data []byte, opt Options) *SlimeOutcome
 	so.Plan = strategies.PlanSlime(cfg, so.Topology)
 	so.Diagnostics = append(so.Diagnostics, rules.SlimeWarnings(cfg, so.Topology, so.Plan.Layout)...)
 	so.addMemory(set)
+	return so
+}
+
+// scriptOptions are the sandbox's: a script read from a file may read its
+// folder; nvidia-smi and hostname answer as the inventory's first node.
+func scriptOptions(src string, opt Options) grammar.ScriptOptions {
+	so := grammar.ScriptOptions{Env: opt.SlimeEnv}
+	if src != grammar.SlimeSource && src != "<stdin>" {
+		so.Dir = filepath.Dir(src)
+	}
+	if inv := opt.Inventory; inv != nil && len(inv.Nodes) > 0 {
+		n := inv.Nodes[0]
+		so.GPUs, so.Hostname, so.IP = n.AccelCount, n.Hostname, n.IP
+	}
 	return so
 }
 

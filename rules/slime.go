@@ -156,7 +156,7 @@ func (s *slimeSession) missing(x model.SlimeSettings) *slimeViolation {
 	}
 	why := "slime has no default for the rollout's GPUs unless actor and rollout are colocated (then it is the actor's)."
 	if n := len(s.cfg.Unexpanded); n > 0 {
-		why += fmt.Sprintf(" The pasted command leaves `%s` unexpanded (RLS-W0704): --rollout-num-gpus, --colocate or --debug-train-only may be in it.",
+		why += fmt.Sprintf(" The script never sets `%s` (RLS-W0704): --rollout-num-gpus, --colocate or --debug-train-only may be in it.",
 			strings.Join(s.cfg.Unexpanded[:min(n, 3)], "`, `"))
 	}
 	return &slimeViolation{code: model.CodeSlimeMissing,

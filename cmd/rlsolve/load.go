@@ -23,7 +23,8 @@ type inputFlags struct {
 	strict       bool
 	budget       time.Duration
 	maxConflicts int
-	slime        string // --slime: slime's placement flags (FILE is then optional)
+	slime        string   // --slime: slime's placement flags (FILE is then optional)
+	env          []string // --env NAME=VALUE: variables a --slime script reads
 	// allow, deny and quiet choose what fails and what is shown (package
 	// policy); cmd tells whether --strict was given.
 	allow, deny []string
@@ -55,6 +56,9 @@ func (f *inputFlags) files(args []string) ([]string, error) {
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
+	if err := f.envFlags(); err != nil {
+		return nil, err
+	}
 	if f.slime != "" && len(ovs) > 0 {
 		return nil, usageErrorf("%s: Hydra overrides change RLinf configs, not --slime flags (put the flag in --slime)", ovs[0])
 	}
@@ -74,6 +78,7 @@ func (f *inputFlags) sources() diag.Sources {
 func (f *inputFlags) register(c *cobra.Command) {
 	if n := c.Name(); n == "check" || n == "plan" { // the commands that read slime layouts and check memory
 		c.Flags().StringVar(&f.slime, "slime", "", "a slime layout given by its placement `FLAGS` ('--actor-num-nodes 2 --rollout-num-gpus 8 ...') or a pasted launch command; @FILE reads it from a file, @- from standard input; FILE is then optional")
+		c.Flags().StringArrayVar(&f.env, "env", nil, "`NAME=VALUE`: a variable the --slime script reads from its environment (repeatable); an unset one in a placement flag is an error")
 		c.Flags().StringVar(&f.modelConfig, "model-config", "", "the model's Hugging Face config.json `FILE`, for GPU memory when none lies beside the model path")
 		c.Flags().StringVar(&f.memProfile, "mem-profile", "", "memory profile `FILE` (key: value lines) overriding the per-process residue and thresholds of the GPU memory check")
 	}
@@ -119,7 +124,34 @@ func (f *inputFlags) options(inv *model.Inventory, slimeSource string) pipeline.
 	class, _ := f.class()
 	return pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Class: class, SolverBudget: f.budget,
 		MaxConflicts: f.maxConflicts, SlimeSource: slimeSource, Overrides: f.overrides, Policy: f.policy, Stdin: os.Stdin,
-		ModelConfig: f.modelConfig, MemProfile: f.memProfile}
+		ModelConfig: f.modelConfig, MemProfile: f.memProfile, SlimeEnv: f.slimeEnv()}
+}
+
+// slimeEnv is --env as a map (checked by envFlags).
+func (f *inputFlags) slimeEnv() map[string]string {
+	if len(f.env) == 0 {
+		return nil
+	}
+	env := map[string]string{}
+	for _, e := range f.env {
+		name, value, _ := strings.Cut(e, "=")
+		env[name] = value
+	}
+	return env
+}
+
+// envFlags checks --env: NAME=VALUE with a shell name, and only with --slime.
+func (f *inputFlags) envFlags() error {
+	for _, e := range f.env {
+		name, _, ok := strings.Cut(e, "=")
+		if !ok || !grammar.IsShellName(name) {
+			return usageErrorf("--env %q: give NAME=VALUE, NAME a shell variable name", e)
+		}
+	}
+	if len(f.env) > 0 && f.slime == "" {
+		return usageErrorf("--env sets variables of a --slime launch script; give --slime @FILE")
+	}
+	return nil
 }
 
 // class is --mode's placement class ("" to infer it from the config).

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rlsolve/rlsolve/diag"
 	rlexec "github.com/rlsolve/rlsolve/exec"
+	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
 	"github.com/spf13/cobra"
@@ -174,13 +175,23 @@ func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src
 
 // planDiagnostics shows a valid config's warnings and notes: in full with
 // --diagnostics, else as one line that counts them, so that a user who
-// ran check first sees each once.
+// ran check first sees each once; a warning that the real layout may
+// differ from the plan is always shown in full.
 func planDiagnostics(o *pipeline.Outcome, src diag.Sources, full, quiet bool) {
 	switch {
 	case full:
 		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
 	case quiet || len(o.Diagnostics) == 0:
 	default:
+		var shown model.Diagnostics
+		for _, d := range o.Diagnostics {
+			if model.ChangesLayout(d.Code) {
+				shown = append(shown, d)
+			}
+		}
+		if len(shown) > 0 {
+			diag.Text(os.Stderr, shown, src, useColor())
+		}
 		var b strings.Builder
 		diag.SummaryAllowed(&b, o.Diagnostics, o.File, o.Allowed)
 		fmt.Fprintf(os.Stderr, "%s; `rlsolve check` shows them (or plan --diagnostics)\n", strings.TrimSuffix(b.String(), "\n"))

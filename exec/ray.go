@@ -45,6 +45,12 @@ type RayNodeSpec struct {
 type RayAPI interface {
 	// Address is the dashboard's URL, for messages.
 	Address() string
+	// CheckVersion refuses a Ray older than RLinf's floor; it returns the
+	// cluster's version.
+	CheckVersion(ctx context.Context) (string, error)
+	// NodeRows lists the nodes as `ray list nodes --detail --format json`
+	// prints them.
+	NodeRows(ctx context.Context) ([]byte, error)
 	// UploadDir uploads files as a working_dir package and returns its URI.
 	UploadDir(ctx context.Context, files map[string][]byte) (string, error)
 	// PutKey stores data under a package URI the driver reads.
@@ -61,6 +67,9 @@ type RayAPI interface {
 	// Leftovers describes the live actors of namespace and the placement
 	// groups named pgName that are not removed.
 	Leftovers(ctx context.Context, namespace, pgName string) ([]string, error)
+	// SupervisorAlive reports whether the job's supervisor actor is still
+	// alive (a job deleted before it died comes back as FAILED).
+	SupervisorAlive(ctx context.Context, id string) (bool, error)
 }
 
 // RayJobSpec is a job to submit.
@@ -142,7 +151,7 @@ func (l *rayLaunch) submit(ctx context.Context, files map[string][]byte) error {
 		py = "python"
 	}
 	spec := &RayJobSpec{SubmissionID: l.id, Entrypoint: py + " driver.py", WorkingDir: uri,
-		Env: map[string]string{"RAY_JOB_STOP_SIGNAL": "SIGINT",
+		Env: map[string]string{"RAY_JOB_STOP_SIGNAL": "SIGINT", "RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO": "0", "RAY_DEDUP_LOGS": "0",
 			"RAY_JOB_STOP_WAIT_TIME_S": fmt.Sprint(rayStopWait(l.r.opt.grace()))},
 		Metadata: map[string]string{"rlsolve_launch_id": l.r.job.ID}}
 	if err := c.SubmitJob(ctx, spec); err != nil {

@@ -59,10 +59,41 @@ func (b *Ray) Stop(ctx context.Context, id string) ([]string, error) {
 	out = append(out, fmt.Sprintf("Ray job %s is %s", sub, status))
 	out = append(out, b.checkClean(ctx, id))
 	if !b.KeepJob {
-		if err := b.Client.DeleteJob(ctx, sub); err != nil {
+		if err := b.deleteJob(ctx, sub); err != nil {
 			return out, Errorf(ExitStart, "deleting job %s's record: %w", sub, err)
 		}
 		out = append(out, "deleted the job's record")
 	}
 	return out, nil
 }
+
+// deleteJob deletes a finished job's record once Ray is done with it.
+// Ray's job manager watches each job's supervisor actor once a second
+// until it sees it die, and marks a job it then cannot find FAILED,
+// writing the record again: so wait for the supervisor's death and one
+// more round of the watch, and delete again should the record come back.
+func (b *Ray) deleteJob(ctx context.Context, sub string) error {
+	ctx = context.WithoutCancel(ctx)
+	deadline := time.Now().Add(b.cleanupWait())
+	for time.Now().Before(deadline) {
+		alive, err := b.Client.SupervisorAlive(ctx, sub)
+		if err == nil && !alive {
+			break
+		}
+		time.Sleep(b.poll())
+	}
+	time.Sleep(rayMonitorPeriod)
+	for try := 0; ; try++ {
+		if err := b.Client.DeleteJob(ctx, sub); err != nil || try == 2 {
+			return err
+		}
+		time.Sleep(rayMonitorPeriod)
+		if _, _, err := b.Client.JobStatus(ctx, sub); errors.Is(err, ErrRayNoJob) {
+			return nil
+		}
+	}
+}
+
+// rayMonitorPeriod is a round and a half of Ray's job monitor loop
+// (JobManager.JOB_MONITOR_LOOP_PERIOD_S, 1s); tests shorten it.
+var rayMonitorPeriod = 1500 * time.Millisecond

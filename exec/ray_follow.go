@@ -20,6 +20,8 @@ type rayLaunch struct {
 	events chan rayEvent
 	report *rayReport
 	killed bool // rlsolve asked the driver to kill at once
+	// driverAt is when the driver said it started, from the launch's start.
+	driverAt time.Duration
 }
 
 // newRayLaunch opens the workers' logs (and the driver's own) in the run's
@@ -137,6 +139,7 @@ func (l *rayLaunch) event(ev rayEvent) {
 	case "all":
 		l.r.rep.AllStarted = time.Since(l.r.start)
 	case "job":
+		l.driverAt = time.Since(l.r.start)
 		l.r.notef("Ray driver job %s, namespace %s", ev.JobID, RayNamespace(l.r.job.ID))
 	case "report":
 		l.report = ev.Report
@@ -186,7 +189,7 @@ func (l *rayLaunch) end(ctx context.Context) {
 	case l.report.Error != "":
 		rep.Err = Errorf(ExitStart, "the driver refused to start any worker: %s", l.report.Error)
 	default:
-		if err := applyRayReport(rep, l.report, l.r.logs); err != nil {
+		if err := applyRayReport(rep, l.report, l.r.logs, l.driverAt); err != nil {
 			rep.Lost = err.Error()
 		}
 	}
@@ -194,7 +197,7 @@ func (l *rayLaunch) end(ctx context.Context) {
 	if l.b.KeepJob || !rayTerminal(status) {
 		return
 	}
-	if err := l.b.Client.DeleteJob(ctx, l.id); err != nil {
+	if err := l.b.deleteJob(ctx, l.id); err != nil {
 		l.r.notef("deleting Ray job %s's record: %v", l.id, err)
 	}
 }

@@ -3,12 +3,14 @@ package exec
 import (
 	"fmt"
 	"syscall"
+	"time"
 )
 
 // applyRayReport fills rep with the driver's report: every worker's end,
 // who failed first, how many were stopped. logs are the workers' log
-// files by name ("" without logs).
-func applyRayReport(rep *Report, rr *rayReport, logs map[string]string) error {
+// files by name ("" without logs); driverAt is when the driver started,
+// from the start of the launch.
+func applyRayReport(rep *Report, rr *rayReport, logs map[string]string, driverAt time.Duration) error {
 	if rr.Error != "" {
 		return fmt.Errorf("the driver refused to start any worker: %s", rr.Error)
 	}
@@ -16,7 +18,7 @@ func applyRayReport(rep *Report, rr *rayReport, logs map[string]string) error {
 	rep.Stopped, rep.Killed = 0, 0
 	for _, w := range rr.Workers {
 		r := WorkerResult{Component: w.Component, Rank: w.Rank, Host: w.Host, Started: w.Started, Stopped: w.Stopped,
-			Killed: w.Killed, Err: w.Err, ExitCode: -1}
+			Killed: w.Killed, Err: w.Err, ExitCode: -1, At: driverAt + time.Duration(w.EndedS*float64(time.Second))}
 		switch {
 		case !w.Started:
 		case w.ExitCode == nil:

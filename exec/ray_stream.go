@@ -50,13 +50,14 @@ type rayWorkerResult struct {
 	Stopped   bool   `json:"stopped"`
 	Killed    bool   `json:"killed"`
 	Err       string `json:"err"`
+	// EndedS is when it ended, in seconds from the driver's start.
+	EndedS float64 `json:"ended_s"`
 }
 
 // rayStream turns the job's log, as Ray sends it (chunks not aligned to
-// lines), into lines: worker lines go to the terminal (as they are) and to
-// the worker's log (unprefixed), the driver's events to onEvent, and
-// anything else (the driver's and Ray's own lines) to the terminal and the
-// driver's log.
+// lines), into lines: worker lines go to stdout (as they are) and to the
+// worker's log (unprefixed), the driver's events to onEvent, and anything
+// else (the driver's and Ray's own lines) to stderr and the driver's log.
 type rayStream struct {
 	sink    *lineSink
 	logs    map[string]*workerLog // by worker name
@@ -108,6 +109,6 @@ func (s *rayStream) line(l string) {
 			return
 		}
 	}
-	s.sink.write(false, []byte(l+"\n"))
+	s.sink.write(true, []byte(l+"\n"))
 	s.driver.write([]byte(l + "\n"))
 }

@@ -111,13 +111,19 @@ def set_master(workers, addr, port):
 # ---- the actor: one worker's program ----
 
 
-def _pdeathsig():
-    """In the child, before exec: die with the thread that started it, so a
-    killed actor cannot leave its program running."""
+def _child_setup():
+    """In the child, before exec: take SIGINT and SIGQUIT again (Ray's
+    workers ignore and block them, and both are inherited: a forwarded
+    Ctrl-C would never arrive), and die with the thread that started it, so
+    a killed actor cannot leave its program running."""
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT, signal.SIGQUIT})
     try:
         import ctypes
 
-        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        libc = ctypes.CDLL(None, use_errno=True)
+        for sig in (signal.SIGINT, signal.SIGQUIT):
+            libc.signal(int(sig), ctypes.c_void_p(0))  # SIG_DFL
+        libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0)
     except Exception:
         pass
 
@@ -150,7 +156,7 @@ class Runner:
         full = dict(os.environ)
         full.update(env)
         self.proc = subprocess.Popen(argv, env=full, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                     stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_pdeathsig)
+                                     stderr=subprocess.PIPE, start_new_session=True, preexec_fn=_child_setup)
         self.open_streams = 2
         for stream in (self.proc.stdout, self.proc.stderr):
             threading.Thread(target=self._pump, args=(stream,), daemon=True).start()
@@ -232,12 +238,14 @@ class Worker:
         self.killed = False
         self.ip = ""
         self.pending = None  # the outstanding read
+        self.ended = 0.0  # seconds from the driver's start to its end
 
     def result(self):
         r = {"component": self.comp, "rank": self.rank, "host": self.ip, "started": self.started,
              "stopped": self.stopped, "killed": self.killed, "err": self.err}
         if self.code is not None:
             r["exit_code"], r["signal"] = (self.code, 0) if self.code >= 0 else (-1, -self.code)
+            r["ended_s"] = round(self.ended, 3)
         return r
 
 
@@ -257,6 +265,7 @@ class Driver:
         self.stop_sig = signal.SIGTERM
         self.pg = None
         self.error = ""
+        self.t0 = time.monotonic()
 
     # -- placement --
 
@@ -412,7 +421,7 @@ class Driver:
                 if status is None:
                     w.pending = w.actor.read.remote(0.5)
                     continue
-                w.code = status
+                w.code, w.ended = status, time.monotonic() - self.t0
                 live.remove(w)
                 if status != 0:
                     self.failed(w)
@@ -439,6 +448,7 @@ class Driver:
         for w in list(live):
             self.ray.kill(w.actor, no_restart=True)
             w.code, w.killed, w.err = -signal.SIGKILL, True, "its actor did not answer after the grace period; killed with it"
+            w.ended = time.monotonic() - self.t0
             live.remove(w)
 
     # -- ending --

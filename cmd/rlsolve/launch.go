@@ -33,6 +33,7 @@ type launchFlags struct {
 	jobID         string
 	gres          string
 	shim          string
+	ray           rayFlags
 }
 
 func newLaunch() *cobra.Command {
@@ -88,7 +89,7 @@ internal error; a worker whose own status is in 120-125 makes launch exit
 	})
 	f.in.register(c)
 	fl := c.Flags()
-	fl.StringVar(&f.backend, "backend", "local", "where to run the workers: local or slurm")
+	fl.StringVar(&f.backend, "backend", "local", "where to run the workers: local, slurm or ray")
 	fl.StringArrayVar(&f.runs, "run", nil, "`COMPONENT=CMD`: run CMD for every worker of COMPONENT (a,b=CMD for several, *=CMD for all); repeatable")
 	fl.StringVar(&f.component, "component", "", "with -- program args: the component they run")
 	fl.StringVar(&f.logDir, "log-dir", "", "parent of the run's log directory (default $XDG_STATE_HOME/rlsolve/logs, else ~/.local/state/rlsolve/logs)")
@@ -100,6 +101,7 @@ internal error; a worker whose own status is in 120-125 makes launch exit
 	fl.StringVar(&f.jobID, "jobid", "", "slurm: the allocation's job id (default $SLURM_JOB_ID)")
 	fl.StringVar(&f.gres, "gres", "auto", "slurm: what each step asks for: auto (the allocation's GPUs per node), none, or a --gres value")
 	fl.StringVar(&f.shim, "shim", "", "slurm: path of rlsolve on the nodes (default: this binary)")
+	f.ray.register(c)
 	return c
 }
 
@@ -132,7 +134,7 @@ func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
 			fmt.Fprintf(os.Stderr, "rlsolve: launch: %v\n", werr)
 		}
 	}
-	if err != nil {
+	if err != nil || rep == nil { // no report: --stop
 		return err
 	}
 	fmt.Fprint(os.Stderr, rep.Summary())
@@ -159,6 +161,9 @@ func launchCode(code int) int {
 // launch checks the config, builds the job and runs it. An error is
 // launch's own (a launch that started returns its report).
 func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, error) {
+	if f.ray.stop != "" {
+		return nil, f.rayStop(args)
+	}
 	specs, file, err := f.programs(cmd, args)
 	if err != nil {
 		return nil, err
@@ -239,8 +244,10 @@ func (f *launchFlags) programs(cmd *cobra.Command, args []string) ([]rlexec.RunS
 		return nil, "", usageErrorf("launch takes one config FILE, got %d (put the program after --component NAME --)", len(files))
 	}
 	switch {
-	case f.backend != "local" && f.backend != "slurm":
-		return nil, "", usageErrorf("--backend must be local or slurm, not %q", f.backend)
+	case f.backend != "local" && f.backend != "slurm" && f.backend != "ray":
+		return nil, "", usageErrorf("--backend must be local, slurm or ray, not %q", f.backend)
+	case f.backend == "ray" && (f.node >= 0 || f.oversubscribe):
+		return nil, "", usageErrorf("--node and --oversubscribe are for the local backend; the Ray backend places every worker on its node")
 	case f.grace < 0:
 		return nil, "", usageErrorf("--grace must not be negative")
 	case f.backend == "slurm" && (f.node >= 0 || f.oversubscribe):
@@ -272,7 +279,10 @@ func (f *launchFlags) programs(cmd *cobra.Command, args []string) ([]rlexec.RunS
 
 // launcher is the backend the flags choose.
 func (f *launchFlags) launcher(o *pipeline.Outcome, job *rlexec.Job) (rlexec.Launcher, error) {
-	if f.backend != "slurm" {
+	switch f.backend {
+	case "ray":
+		return f.rayLauncher(o)
+	case "local":
 		return rlexec.Local{Oversubscribe: f.oversubscribe}, nil
 	}
 	var at model.Span

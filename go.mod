@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/NVIDIA/go-nvml v0.13.4-1
 	github.com/alecthomas/participle/v2 v2.1.4
+	github.com/coder/websocket v1.8.15
 	github.com/go-air/gini v1.0.4
 	github.com/leanovate/gopter v0.2.11
 	github.com/rogpeppe/go-internal v1.16.0

@@ -128,4 +128,25 @@ cluster:
     actor: all
 `,
 	},
+	{
+		Code:  model.WarnRayGPUsNVML,
+		Title: "Ray's GPU resource differs from NVML's count",
+		Text: "RLinf sizes each node by the GPUs NVML reports (its node probe runs on every node), while Ray's " +
+			"scheduler and slime use the GPU resource the raylet was started with (`ray start --num-gpus N`, " +
+			"or Ray's own count when --num-gpus is left out). `rlsolve topology --ray URL` runs a probe job that " +
+			"reads NVML on every node and warns where the two differ: a plan made from Ray's count places " +
+			"workers on GPUs RLinf does not see, or leaves GPUs idle. The inventory keeps Ray's count. Where NVML " +
+			"cannot be read at all (no driver: GPUs declared for tests), the probe says so in a note instead.",
+		Example: `# rlsolve topology --ray http://head:8265, on a node started with
+# ray start --address head:6379 --num-gpus 4   (NVML counts 8)
+inventory:
+  nodes:
+    - rank: 0
+      accelerators: {count: 4}
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: all
+`,
+	},
 }

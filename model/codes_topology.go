@@ -10,3 +10,8 @@ const (
 	WarnTPNoNVLink     = "RLS-W0601" // a tensor-parallel group spans GPUs without NVLink between them
 	WarnNodeOrderRLinf = "RLS-W0602" // rlsolve's node order differs from the one RLinf would use (D13)
 )
+
+// Codes of the live Ray inventory (`rlsolve topology --ray URL`).
+const (
+	WarnRayGPUsNVML = "RLS-W0603" // a node's Ray GPU resource differs from the GPUs NVML counts there
+)

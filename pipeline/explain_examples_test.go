@@ -26,6 +26,7 @@ func TestExplainExamplesTrigger(t *testing.T) {
 		model.NoteSearchPath:    "needs a folder of configs above the example; grammar's composition tests trigger it",
 		model.CodePlanDocument:  "a plan document read back (plan --diff), not a config; render's reader tests trigger it",
 		model.NoteSolveBound:    "needs a search that time cuts short, which no example can promise; solver's tests trigger it with a tiny step budget",
+		model.WarnRayGPUsNVML:   "raised by topology --ray's probe of a live cluster; topology's live-import tests trigger it",
 		model.CodeSolvedRefused: "reached only when solve's model of a class lacks a rule check has; no known input does (the solve properties and FuzzSolve look for one)",
 	}
 	for _, e := range diag.Codes() {

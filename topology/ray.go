@@ -33,6 +33,8 @@ type RayNode struct {
 	RankSet bool
 	// RankText is the value as written, for messages.
 	RankText string
+	// NodeID is Ray's node id (node_id or NodeID), where the dump has it.
+	NodeID string
 	// obj and rankVal are where the node and its rank are written (spans
 	// are computed only for messages: that is not free on long lines).
 	obj, rankVal *jnode
@@ -79,6 +81,16 @@ type RayOptions struct {
 
 // ImportRayWith is ImportRay with options.
 func ImportRayWith(file string, data []byte, opt RayOptions) (*model.Inventory, model.Diagnostics, error) {
+	r, nodes, err := readRayNodes(file, data, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r.order(nodes)
+}
+
+// readRayNodes reads every node of a dump, alive or not, before any
+// ordering (the dump's import and the live one share it).
+func readRayNodes(file string, data []byte, opt RayOptions) (*rayReader, []RayNode, error) {
 	if len(data) > maxRayDumpBytes {
 		return nil, nil, &RayError{model.Span{File: file}, fmt.Sprintf("the dump is %d bytes; rlsolve reads at most %d", len(data), maxRayDumpBytes)}
 	}
@@ -123,7 +135,7 @@ func ImportRayWith(file string, data []byte, opt RayOptions) (*model.Inventory, 
 		}
 		nodes = append(nodes, n)
 	}
-	return r.order(nodes)
+	return r, nodes, nil
 }
 
 type rayReader struct {
@@ -203,6 +215,9 @@ func (r *rayReader) node(item *jnode) (RayNode, error) {
 	}
 	if err := r.nodeState(item, &n); err != nil {
 		return n, err
+	}
+	if id, _ := first(item, "node_id", "NodeID"); id != nil && id.kind == 's' {
+		n.NodeID = id.str
 	}
 	labels, _ := first(item, "labels", "Labels")
 	if err := r.nodeResources(item, labels, &n); err != nil {
@@ -339,13 +354,22 @@ func (r *rayReader) nodeRank(item, labels *jnode, n *RayNode) error {
 	default:
 		return r.errAt(rank, "RLINF_NODE_RANK must be a string or a number, but got %s", rank.kindName())
 	}
-	// Python's int(): surrounding white space and a sign are fine.
-	v, err := strconv.Atoi(strings.TrimSpace(n.RankText))
-	if err != nil || v > 1<<20 {
+	if !n.setRank(n.RankText) {
 		return r.errAt(rank, "Invalid NODE_RANK value: %s. Must be an integer. (RLinf rejects it too)", n.RankText)
 	}
-	n.Rank, n.RankSet = v, v != -1 // -1 is RLinf's "not set"
 	return nil
+}
+
+// setRank reads RLINF_NODE_RANK's text as RLinf parses it (Python's int():
+// surrounding white space and a sign are fine); false when RLinf would
+// refuse it.
+func (n *RayNode) setRank(text string) bool {
+	v, err := strconv.Atoi(strings.TrimSpace(text))
+	if err != nil || v > 1<<20 {
+		return false
+	}
+	n.Rank, n.RankSet = v, v != -1 // -1 is RLinf's "not set"
+	return true
 }
 
 // count reads a resource amount that must be a whole number of devices.

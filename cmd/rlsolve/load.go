@@ -77,7 +77,7 @@ func (f *inputFlags) register(c *cobra.Command) {
 		c.Flags().StringVar(&f.modelConfig, "model-config", "", "the model's Hugging Face config.json `FILE`, for GPU memory when none lies beside the model path")
 		c.Flags().StringVar(&f.memProfile, "mem-profile", "", "memory profile `FILE` (key: value lines) overriding the per-process residue and thresholds of the GPU memory check")
 	}
-	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes")
+	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes, or a live Ray cluster's URL (http://HEAD:8265, ray://HEAD:8265)")
 	f.gpusPerNode = -1
 	c.Flags().Var((*optionalInt)(&f.gpusPerNode), "gpus-per-node", "assume `N` identical NVIDIA GPUs per node (0 for CPU-only)")
 	c.Flags().StringVar(&f.mode, "mode", "", "placement class: "+classNames()+" (default: inferred from the config)")
@@ -146,7 +146,7 @@ func (f *inputFlags) loadInventory() (*model.Inventory, *pipeline.Outcome) {
 	if f.inventory == "" {
 		return nil, nil
 	}
-	return pipeline.LoadInventory(f.inventory, grammar.DefaultLimits)
+	return loadInventoryArg(f.cmd, f.inventory)
 }
 
 // slimeCommand reads --slime (its @FILE or @- form) once for all files;

@@ -64,7 +64,7 @@ Exit codes: 0 suggestions printed, 1 invalid config or no valid placement,
 	c.Flags().IntVar(&f.gpus, "gpus", 0, "plan for `N` GPUs (default: all of the inventory, or cluster.num_nodes x GPUs per node)")
 	f.gpusPerNode = -1
 	c.Flags().Var((*optionalInt)(&f.gpusPerNode), "gpus-per-node", "nodes of `K` GPUs each")
-	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes")
+	c.Flags().StringVar(&f.inventory, "inventory", "", "inventory `FILE` describing the cluster's nodes, or a live Ray cluster's URL (http://HEAD:8265, ray://HEAD:8265)")
 	c.Flags().IntVar(&f.top, "top", 3, "how many suggestions to print, best first")
 	c.Flags().StringVarP(&f.output, "output", "o", suggestOutputs[0], outputHelp(suggestOutputs))
 	c.Flags().StringVar(&f.profile, "profile", "", "costs in seconds per step, overriding profile_data: `actor=S,rollout=S,inference=S`")
@@ -174,7 +174,7 @@ func suggestCluster(f *suggestFlags, spec *suggest.Spec) (*suggest.Cluster, []st
 	var file *model.Inventory
 	if f.inventory != "" {
 		var bad *pipeline.Outcome
-		file, bad = pipeline.LoadInventory(f.inventory, grammar.DefaultLimits)
+		file, bad = loadInventoryArg(nil, f.inventory)
 		if bad != nil {
 			return nil, nil, reportOutcome(bad, diag.DiskSources())
 		}

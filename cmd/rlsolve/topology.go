@@ -28,6 +28,7 @@ type topologyFlags struct {
 	output                 string
 	rank                   int
 	hostname, ip           string
+	live                   rayLiveFlags
 }
 
 func newTopology() *cobra.Command {
@@ -84,6 +85,9 @@ scontrol, a bad dump).`,
 			if (f.rank >= 0 || f.hostname != "" || f.ip != "") && !f.nvml {
 				return usageErrorf("--rank, --hostname and --ip go with --nvml")
 			}
+			if err := f.live.check(cmd, isRayURL(f.ray)); err != nil {
+				return err
+			}
 			if f.rlinfOrder && f.ray == "" {
 				return usageErrorf("--rlinf-order goes with --ray (a Ray dump knows the head node RLinf puts first)")
 			}
@@ -92,6 +96,8 @@ scontrol, a bad dump).`,
 				return topologyNVML(cmd, &f, topology.OpenNVML())
 			case f.slurm:
 				return topologySlurm(cmd, &f, nil)
+			case isRayURL(f.ray):
+				return topologyRayLive(cmd, &f)
 			default:
 				return topologyRay(cmd, &f)
 			}
@@ -100,7 +106,7 @@ scontrol, a bad dump).`,
 	fl := c.Flags()
 	fl.BoolVar(&f.nvml, "nvml", false, "describe this node through NVML (needs the NVIDIA driver)")
 	fl.BoolVar(&f.slurm, "slurm", false, "describe the Slurm allocation (SLURM_JOB_NODELIST) or --partition")
-	fl.StringVar(&f.ray, "ray", "", "import a Ray node-list dump (`FILE`, JSON)")
+	fl.StringVar(&f.ray, "ray", "", "read a live Ray cluster (`URL`: http://HEAD:8265 or ray://HEAD:8265) or import a node-list dump (a FILE, JSON)")
 	fl.BoolVar(&f.rlinfOrder, "rlinf-order", false, "with --ray: number nodes without RLINF_NODE_RANK as RLinf does, not by numeric IP")
 	fl.StringVar(&f.partition, "partition", "", "with --slurm: describe the nodes of partition `P` instead of the allocation")
 	fl.BoolVar(&f.allStates, "all-states", false, "with --slurm --partition: keep nodes that are down or drained")
@@ -108,6 +114,7 @@ scontrol, a bad dump).`,
 	fl.Var((*optionalRank)(&f.rank), "rank", "with --nvml: this node's rank `N` (default: $RLINF_NODE_RANK, else none)")
 	fl.StringVar(&f.hostname, "hostname", "", "with --nvml: the node's host name (default: this machine's)")
 	fl.StringVar(&f.ip, "ip", "", "with --nvml: the node's IP address (default: the first non-loopback IPv4 address)")
+	f.live.register(c)
 	fl.StringVarP(&f.output, "output", "o", topologyOutputs[0], outputHelp(topologyOutputs))
 	c.AddCommand(newTopologyMerge())
 	return c

@@ -169,6 +169,7 @@ class Runner:
             with self.cond:
                 self.lines.append(line)
                 self.cond.notify_all()
+        stream.close()
         with self.cond:
             self.open_streams -= 1
             self.cond.notify_all()
@@ -357,7 +358,9 @@ class Driver:
             if ws and self.plan.get("mode") != "slime":
                 rank0 = next((w for w in ws if w.rank == 0), ws[0])
                 set_master([w.spec for w in ws], rank0.ip, nodes[self.workers.index(rank0)][1])
-        refs = [w.actor.start.remote(w.spec["argv"], w.spec["env"]) for w in self.workers]
+        # The program gets the actor's runtime env again, over the Ray
+        # worker's own variables, with rank 0's rendezvous added.
+        refs = [w.actor.start.remote(w.spec["argv"], worker_env(w.spec["env"])) for w in self.workers]
         for w, ref in zip(self.workers, refs):
             try:
                 ray.get(ref)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rlsolve/rlsolve/internal/raycli"
 	"github.com/rlsolve/rlsolve/python"
 )
 
@@ -18,7 +19,7 @@ import (
 type Ray struct {
 	Client RayAPI
 	// Python runs the driver on the head node: an interpreter that imports
-	// ray there ("": python).
+	// ray there ("": the one the head's Ray runs on, see raycli.Entrypoint).
 	Python string
 	// Nodes are the plan's nodes in order, which the driver checks the
 	// cluster's against before it starts anything.
@@ -146,11 +147,7 @@ func (l *rayLaunch) submit(ctx context.Context, files map[string][]byte) error {
 	if err != nil {
 		return Errorf(ExitStart, "uploading the driver to %s: %w", c.Address(), err)
 	}
-	py := l.b.Python
-	if py == "" {
-		py = "python"
-	}
-	spec := &RayJobSpec{SubmissionID: l.id, Entrypoint: py + " driver.py", WorkingDir: uri,
+	spec := &RayJobSpec{SubmissionID: l.id, Entrypoint: raycli.Entrypoint(l.b.Python, "driver.py"), WorkingDir: uri,
 		Env: map[string]string{"RAY_JOB_STOP_SIGNAL": "SIGINT", "RAY_ACCEL_ENV_VAR_OVERRIDE_ON_ZERO": "0", "RAY_DEDUP_LOGS": "0",
 			"RAY_JOB_STOP_WAIT_TIME_S": fmt.Sprint(rayStopWait(l.r.opt.grace()))},
 		Metadata: map[string]string{"rlsolve_launch_id": l.r.job.ID}}

@@ -29,7 +29,7 @@ func (r *rayFlags) register(c *cobra.Command) {
 	fl.StringVar(&r.address, "ray-address", "", "ray: the dashboard's `URL` (http://HEAD:8265; default $RAY_API_SERVER_ADDRESS, else $RAY_ADDRESS when it is an http(s) URL)")
 	fl.StringVar(&r.stop, "stop", "", "ray: stop launch `LAUNCH_ID` (one whose rlsolve died: its job goes on), check that nothing of it is left, delete its job")
 	fl.BoolVar(&r.keepJob, "keep-job", false, "ray: keep the job's record on the cluster (ray job logs/status still work)")
-	fl.StringVar(&r.python, "ray-python", "python", "ray: the `PYTHON` that runs the driver on the head node (one that imports ray)")
+	fl.StringVar(&r.python, "ray-python", "", "ray: the `PYTHON` that runs the driver on the head node (default: the interpreter the head's Ray runs on)")
 }
 
 // resolveAddress is --ray-address, else what `ray job submit` reads.

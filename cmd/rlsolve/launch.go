@@ -40,7 +40,7 @@ func newLaunch() *cobra.Command {
 	var f launchFlags
 	c := &cobra.Command{
 		Use:   "launch FILE --run COMPONENT='program args'... | launch FILE --component NAME -- program args...",
-		Short: "Start the plan's workers: local processes, or srun steps in a Slurm allocation",
+		Short: "Start the plan's workers: local processes, srun steps in a Slurm allocation, or Ray actors",
 		Long: `launch checks the config like check (and refuses what check rejects), then
 starts one process per worker of each component given a program, with the
 environment RLinf would give it (what 'plan --output env' prints) plus
@@ -58,7 +58,11 @@ would; every node's agent gets the same --master-port). --backend slurm runs
 inside an allocation (salloc, sbatch, or --jobid): one srun step per
 component, each task placed on the node the plan says (the inventory's host
 names must be the Slurm node names), and the rlsolve binary and --log-dir
-must be visible on every node.
+must be visible on every node. --backend ray submits one Ray job to the
+dashboard at --ray-address: its driver checks the live nodes against the
+plan, pins one actor per worker to its node (as RLinf does) and runs the
+program as the actor's child; Ctrl-C stops the job, a second one kills at
+once, and --stop LAUNCH_ID ends a launch whose rlsolve died (docs/ray.md).
 
 Output lines are prefixed with component/rank and written to the run's own
 log directory, LOG_DIR/LAUNCH_ID/component-rank.log (LOG_DIR/latest points
@@ -78,7 +82,9 @@ internal error; a worker whose own status is in 120-125 makes launch exit
   rlsolve launch train.yaml --component actor -- torchrun_wrapper.sh --config cfg.yaml
   rlsolve launch train.yaml --run '*=python worker.py' --log-dir logs --report launch.json
   rlsolve launch train.yaml --run '*=python worker.py' --node 3 --master-port 29500
-  salloc -N4 --gres=gpu:8 rlsolve launch train.yaml --inventory cluster.yaml --backend slurm --run actor='python train.py'`,
+  salloc -N4 --gres=gpu:8 rlsolve launch train.yaml --inventory cluster.yaml --backend slurm --run actor='python train.py'
+  rlsolve launch train.yaml --inventory ray://head:8265 --backend ray --ray-address http://head:8265 --run '*=python3 /shared/worker.py'
+  rlsolve launch --backend ray --ray-address http://head:8265 --stop 20261128-221516-a446686f`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runLaunch(cmd, &f, args)

@@ -250,3 +250,28 @@ func (l *liveRay) nothingLeft(t *testing.T, id string) {
 		time.Sleep(500 * time.Millisecond)
 	}
 }
+
+// TestRayLiveExample runs examples/ray-launch's command on the 4-node test
+// cluster it is written for: every worker prints its line, the launch ends
+// 0 and leaves nothing.
+func TestRayLiveExample(t *testing.T) {
+	l := rayLive(t)
+	if len(l.ips) != 4 || l.gpus != 8 {
+		t.Skipf("the example is written for the 4-node, 8-GPU test cluster; this one has %d nodes, %d GPUs", len(l.ips), l.gpus)
+	}
+	worker, err := filepath.Abs(filepath.Join("..", "examples", "ray-launch", "worker.py"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	args := l.launchArgs(filepath.Join("..", "examples", "ray-launch", "train.yaml"), "--run", "*=python3 "+worker)
+	out, err := osexec.Command(l.bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if n := strings.Count(string(out), "CLUSTER_NODE_RANK="); n != 8 {
+		t.Errorf("%d worker lines, want 8:\n%s", n, out)
+	}
+	if !strings.Contains(string(out), "cleanup: no live actor") {
+		t.Errorf("no cleanup note:\n%s", out)
+	}
+}

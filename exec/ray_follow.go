@@ -187,7 +187,7 @@ func (l *rayLaunch) end(ctx context.Context) {
 	case l.report == nil:
 		rep.Lost = fmt.Sprintf("the driver ended without its report (Ray job %s: %s %s)", l.id, status, msg)
 	case l.report.Error != "":
-		rep.Err = Errorf(ExitStart, "the driver refused to start any worker: %s", l.report.Error)
+		rep.Err = Errorf(ExitStart, "the driver could not run the workers: %s", l.report.Error)
 	default:
 		if err := applyRayReport(rep, l.report, l.r.logs, l.driverAt); err != nil {
 			rep.Lost = err.Error()

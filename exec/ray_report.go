@@ -12,7 +12,7 @@ import (
 // from the start of the launch.
 func applyRayReport(rep *Report, rr *rayReport, logs map[string]string, driverAt time.Duration) error {
 	if rr.Error != "" {
-		return fmt.Errorf("the driver refused to start any worker: %s", rr.Error)
+		return fmt.Errorf("the driver could not run the workers: %s", rr.Error)
 	}
 	rep.Workers = make([]WorkerResult, 0, len(rr.Workers))
 	rep.Stopped, rep.Killed = 0, 0

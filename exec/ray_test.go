@@ -278,7 +278,7 @@ func TestRayEnds(t *testing.T) {
 			`"rank": 1, "host": "10.0.0.2", "started": true, "exit_code": 0, "signal": 0, "stopped": false`,
 			`"rank": 1, "host": "10.0.0.2", "started": true, "exit_code": 3, "signal": 0, "stopped": false`)), 3, "actor/1 on 10.0.0.2 failed first"},
 		{"driver refuses", driverLog(`{"launch_id": "L1", "first": null, "interrupted": false, "error": "the cluster's nodes are [x]", "workers": []}`),
-			ExitStart, "the driver refused to start any worker: the cluster's nodes are [x]"},
+			ExitStart, "the driver could not run the workers: the cluster's nodes are [x]"},
 		{"no report", "Traceback (most recent call last):\nModuleNotFoundError: No module named 'ray'\n", ExitLost, "the driver ended without its report"},
 		{"bad report", driverLog(`{"first": "actor/9", "error": "", "workers": []}`), ExitLost, "actor/9"},
 	}

@@ -350,17 +350,21 @@ class Driver:
             opts = self.rlinf_options(self.probe_nodes())
         for w, o in zip(self.workers, opts):
             w.actor = runner.options(**o).remote(w.name)
-        nodes = ray.get([w.actor.node.remote() for w in self.workers])
-        for w, (ip, _) in zip(self.workers, nodes):
-            w.ip = ip
+        nodes = [w.actor.node.remote() for w in self.workers]
+        # Only each component's rank 0 is waited for (its port is the
+        # component's MASTER_PORT); the other starts queue behind their
+        # actors' creation.
         for c in self.plan["components"]:
             ws = [w for w in self.workers if w.comp == c["name"]]
             if ws and self.plan.get("mode") != "slime":
                 rank0 = next((w for w in ws if w.rank == 0), ws[0])
-                set_master([w.spec for w in ws], rank0.ip, nodes[self.workers.index(rank0)][1])
+                ip, port = ray.get(nodes[self.workers.index(rank0)])
+                set_master([w.spec for w in ws], ip, port)
         # The program gets the actor's runtime env again, over the Ray
         # worker's own variables, with rank 0's rendezvous added.
         refs = [w.actor.start.remote(w.spec["argv"], worker_env(w.spec["env"])) for w in self.workers]
+        for w, (ip, _) in zip(self.workers, ray.get(nodes)):
+            w.ip = ip
         for w, ref in zip(self.workers, refs):
             try:
                 ray.get(ref)
@@ -559,6 +563,8 @@ def main(argv):
         d.supervise(control)
     except LaunchError as e:
         d.error = str(e)
+    except Exception as e:  # Ray failed under the driver: still end everything and report
+        d.error = "the driver failed: %s: %s" % (type(e).__name__, _short(e))
     finally:
         d.cleanup()
     return d.report()

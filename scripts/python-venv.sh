@@ -25,8 +25,14 @@ if ! "$python" -c 'import venv, ensurepip' 2>/dev/null; then
 fi
 # A half-made venv (an interrupted run, other requirements) is made again
 # rather than patched, so what CI tests is exactly the requirements file.
+# Only one this script made: RLSOLVE_VENV may name someone's own venv.
+if [ -e "$venv" ] && [ ! -e "$venv/.rlsolve-venv" ] && [ -n "$(ls -A "$venv" 2>/dev/null)" ]; then
+  echo "python-venv: $venv exists and was not made by this script; remove it or set RLSOLVE_VENV elsewhere" >&2
+  exit 1
+fi
 rm -f "$stamp"
 "$python" -m venv --clear "$venv" >&2
+touch "$venv/.rlsolve-venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check -r "$req" >&2
 echo "$want" >"$stamp"
 echo "export RLSOLVE_VENV=$venv"

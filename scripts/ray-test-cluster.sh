@@ -3,28 +3,35 @@
 # the Ray tests (recipe: ../shared/spec/ray.md section 5). Each node is its
 # own `ray start --block` in its own network namespace, so every raylet has
 # its own IP; without namespaces (not root, no `ip netns`) the nodes get
-# 127.0.0.2-5 and ports of their own instead. Needs the venv of
+# loopback addresses (127.0.0.9-100) and ports of their own instead. Needs the venv of
 # scripts/python-venv.sh (or RLSOLVE_VENV pointing at one with ray).
 #
 #   scripts/ray-test-cluster.sh start    # prints the exports the tests read
 #   scripts/ray-test-cluster.sh status   # the nodes as the State API sees them
 #   scripts/ray-test-cluster.sh stop     # kills what start started; idempotent
 #
-# The IPs are chosen so that string order (.10 .100 .11 .9), numeric order
+# In both modes the IPs end in .10 .9 .100 .11, so that string order
+# (.10 .100 .11 .9), numeric order
 # (.9 .10 .11 .100) and RLINF_NODE_RANK order (.10 .11 .9 .100) all differ:
 # a test that sorts the wrong way sees it. Everything lives under
 # $RAY_TEST_BASE (default /tmp/rlsolve-ray); the namespaces and the bridge are
-# named rlsray-*, so stop never touches anything it did not make.
+# named after $RAY_TEST_NAME (default rlsray) in $RAY_TEST_NET.0/24 (default
+# 10.77.0): a second cluster on the machine needs all three of its own.
+# stop never touches a process or an interface that start did not make.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 base=${RAY_TEST_BASE:-/tmp/rlsolve-ray}
 venv=${RLSOLVE_VENV:-$root/.ci/venv}
 timeout=${RAY_TEST_TIMEOUT:-240}
-bridge=rlsray0
-bridge_ip=10.77.0.1
+name=${RAY_TEST_NAME:-rlsray}
+net=${RAY_TEST_NET:-10.77.0}
+# Interface names hold 15 bytes: NAME plus "h3" must fit.
+[[ $name =~ ^[a-z][a-z0-9]{0,7}$ ]] || { echo "RAY_TEST_NAME=$name: 1-8 of a-z0-9, a letter first" >&2; exit 2; }
+[[ $net =~ ^[0-9]{1,3}\.[0-9]{1,3}\.[0-9]{1,3}$ ]] || { echo "RAY_TEST_NET=$net: the first three numbers of a /24" >&2; exit 2; }
+bridge=${name}0
 # node k: its namespace address and its RLINF_NODE_RANK; node 0 is the head.
-net_ips=(10.77.0.10 10.77.0.9 10.77.0.100 10.77.0.11)
-lo_ips=(127.0.0.2 127.0.0.3 127.0.0.5 127.0.0.4)
+net_ips=("$net.10" "$net.9" "$net.100" "$net.11")
+lo_ips=(127.0.0.10 127.0.0.9 127.0.0.100 127.0.0.11)
 ranks=(0 2 3 1)
 # Loopback mode shares the host's ports with other Rays: the head's GCS and
 # dashboard, and each node's block of ports, sit far above the 6000-9000
@@ -48,34 +55,39 @@ running() {
 can_netns() {
   [ "${RAY_TEST_MODE:-}" = loopback ] && return 1
   [ "$(id -u)" = 0 ] && command -v ip >/dev/null && command -v nsenter >/dev/null || return 1
-  ip netns add rlsray-probe 2>/dev/null || return 1
-  ip netns del rlsray-probe
+  ip netns add "$name-probe" 2>/dev/null || return 1
+  ip netns del "$name-probe"
 }
 
 setup_netns() {
+  # Names already taken belong to another cluster: refuse, touch nothing.
+  if ip link show "$bridge" >/dev/null 2>&1; then
+    say "interface $bridge exists: another test cluster? (RAY_TEST_NAME and RAY_TEST_NET choose others)"
+    exit 1
+  fi
+  echo netns >"$base/mode"
   ip link add "$bridge" type bridge
-  ip addr add "$bridge_ip/24" dev "$bridge"
+  ip addr add "$net.1/24" dev "$bridge"
   ip link set "$bridge" up
   local k
   for k in 0 1 2 3; do
-    ip netns add "rlsray-n$k"
-    ip link add "rlsrayh$k" type veth peer name "rlsrayp$k"
-    ip link set "rlsrayp$k" netns "rlsray-n$k"
-    ip link set "rlsrayh$k" master "$bridge" up
-    nsenter --net="/run/netns/rlsray-n$k" sh -c "
+    ip netns add "$name-n$k"
+    ip link add "${name}h$k" type veth peer name "${name}p$k"
+    ip link set "${name}p$k" netns "$name-n$k"
+    ip link set "${name}h$k" master "$bridge" up
+    nsenter --net="/run/netns/$name-n$k" sh -c "
       ip link set lo up &&
-      ip link set rlsrayp$k name eth0 &&
+      ip link set ${name}p$k name eth0 &&
       ip addr add ${net_ips[$k]}/24 dev eth0 &&
       ip link set eth0 up"
   done
-  echo netns >"$base/mode"
 }
 
 teardown_netns() {
   local k
   for k in 0 1 2 3; do
-    ip link del "rlsrayh$k" 2>/dev/null || true
-    ip netns del "rlsray-n$k" 2>/dev/null || true
+    ip link del "${name}h$k" 2>/dev/null || true
+    ip netns del "$name-n$k" 2>/dev/null || true
   done
   ip link del "$bridge" 2>/dev/null || true
 }
@@ -89,7 +101,7 @@ node_args() {
   fi
   local p=$((lo_port_base + 100 * k))
   if [ "$k" = 0 ]; then
-    echo "--head --port $lo_gcs --dashboard-host $ip --dashboard-port $lo_dash --ray-client-server-port $((p + 90)) --dashboard-grpc-port $((p + 91))"
+    echo "--head --port $lo_gcs --dashboard-host $ip --dashboard-port $lo_dash --ray-client-server-port $((p + 90))"
   else
     echo "--address $head:$lo_gcs"
   fi
@@ -99,17 +111,33 @@ node_args() {
 }
 
 # start_node starts node k in a session of its own (setsid: its pid is the
-# group that stop kills) and records that group.
+# session that stop kills) and records that session. Ray puts every node
+# of a machine in the head's temp dir, where the last node to start owns
+# node_ip_address.json, and a job's driver on the head then takes that
+# node's raylet for its own (it failed to bind its port). Real nodes do not
+# share a disk: each node here gets its own mount namespace, with its own
+# directory bound over the temp dir.
 start_node() {
   local k=$1 mode=$2 ip=$3 head=$4 enter=()
-  [ "$mode" = netns ] && enter=(nsenter "--net=/run/netns/rlsray-n$k")
+  [ "$mode" = netns ] && enter=(nsenter "--net=/run/netns/$name-n$k")
+  mkdir -p "$base/n$k"
+  if [ "$(cat "$base/private" 2>/dev/null)" = yes ]; then
+    enter+=(unshare --mount --propagation private sh -c 'mount --bind "$1" "$2" && shift 2 && exec "$@"' sh "$base/n$k" "$base/t")
+  fi
+  # The dashboard's 9 modules are Python processes that must answer within
+  # 30 s by default; on 2 loaded cores they did not (load 16: MetricsHead).
   # shellcheck disable=SC2046 # node_args is a list of words
   setsid "${enter[@]}" env RLINF_NODE_RANK="${ranks[$k]}" RAY_prestart_worker_first_driver=0 \
+    RAY_DASHBOARD_SUBPROCESS_MODULE_WAIT_READY_TIMEOUT=300 \
     "$venv/bin/ray" start --block --node-ip-address "$ip" --num-cpus 4 --num-gpus 2 \
     --object-store-memory 100000000 --disable-usage-stats --temp-dir "$base/t" \
     $(node_args "$k" "$mode" "$ip" "$head") </dev/null >"$base/log/node$k.log" 2>&1 &
   echo $! >>"$base/pgids"
-  echo "$ip ${ranks[$k]}" >>"$base/nodes"
+}
+
+# can_private says whether nodes can have their own mount namespace.
+can_private() {
+  unshare --mount --propagation private true 2>/dev/null
 }
 
 # alive prints how many nodes the State API reports ALIVE (0 while the
@@ -124,24 +152,22 @@ start() {
   [ -x "$venv/bin/ray" ] || { say "no ray in $venv (run: eval \$(scripts/python-venv.sh))"; exit 1; }
   if running; then say "already running (state in $base; stop it first: $0 stop)"; exit 1; fi
   stop_quiet
-  mkdir -p "$base/log"
+  mkdir -p "$base/log" "$base/t"
   rm -f "$base"/log/node*.log
+  if can_private; then echo yes >"$base/private"; else
+    echo no >"$base/private"
+    say "no mount namespaces: the nodes share one temp dir, and a job's driver may take another node's raylet for its own"
+  fi
   : >"$base/pgids"
-  : >"$base/nodes"
   local mode=loopback ips=("${lo_ips[@]}") t0=$SECONDS k
   if can_netns; then mode=netns; ips=("${net_ips[@]}"); setup_netns; else echo loopback >"$base/mode"; fi
   local head=${ips[0]} url
   if [ "$mode" = netns ]; then url=http://$head:8265; else url=http://$head:$lo_dash; fi
-  start_node 0 "$mode" "$head" "$head"
-  # The workers join once the head's GCS answers; starting them earlier only
-  # makes them retry on 2 cores.
-  wait_for "$url" 1 || fail "the head did not come up"
-  # One at a time: the nodes share the head's session directory, and
-  # raylets starting together race for its files (two of four timed out).
-  for k in 1 2 3; do
-    start_node "$k" "$mode" "${ips[$k]}" "$head"
-    wait_for "$url" $((k + 1)) || fail "node $k (${ips[$k]}) did not become ALIVE"
-  done
+  # One node at a time, the head first: workers started before the head's
+  # GCS answers only retry, and on 2 cores raylets starting together miss
+  # Ray's fixed 30 s registration deadline.
+  for k in 0 1 2 3; do bring_up "$k" "$mode" "${ips[$k]}" "$head" "$url"; done
+  for k in 0 1 2 3; do echo "${ips[$k]} ${ranks[$k]}"; done >"$base/nodes"
   say "4 nodes ALIVE in $((SECONDS - t0))s (mode $mode)"
   cat >"$base/env" <<ENV
 export RLSOLVE_RAY_ADDRESS=$url
@@ -153,18 +179,29 @@ ENV
   cat "$base/env"
 }
 
-wait_for() { # url count
-  local deadline=$((SECONDS + timeout))
-  while [ "$SECONDS" -lt "$deadline" ]; do
-    [ "$(alive "$1")" -ge "$2" ] && return 0
-    running || return 1
-    sleep 1
+# bring_up starts node k and waits until the State API lists k+1 nodes
+# ALIVE. A node whose `ray start` gives up (Ray's own startup deadlines,
+# missed on a loaded machine) is started again, twice at most.
+bring_up() { # k mode ip head url
+  local k=$1 attempt pid p deadline=$((SECONDS + timeout))
+  for attempt in 1 2 3; do
+    start_node "$k" "$2" "$3" "$4"
+    pid=$(tail -n 1 "$base/pgids")
+    while [ "$SECONDS" -lt "$deadline" ]; do
+      [ "$(alive "$5")" -gt "$k" ] && return 0
+      kill -0 "$pid" 2>/dev/null || break
+      sleep 1
+    done
+    [ "$SECONDS" -lt "$deadline" ] || fail "node $k ($3) did not become ALIVE"
+    say "node $k ($3) exited while starting (attempt $attempt; $base/log/node$k.log): starting it again"
+    cp "$base/log/node$k.log" "$base/log/node$k.attempt$attempt.log"
+    for p in $(members "$pid"); do kill -KILL "$p" 2>/dev/null || true; done
   done
-  return 1
+  fail "node $k ($3) exited while starting, three times"
 }
 
 fail() {
-  say "$1 within ${timeout}s; logs under $base/log (the last lines of each follow)"
+  say "$1 within ${timeout}s; logs under $base/log and $base/n*/session_latest/logs (the last lines of each node's follow)"
   local f
   for f in "$base"/log/node*.log; do echo "== $f" >&2; tail -n 15 "$f" >&2; done
   stop_quiet
@@ -182,41 +219,46 @@ for n in json.load(sys.stdin)["data"]["result"]["result"]:
     print(n["node_ip"], n["state"], "head" if n.get("is_head_node") else "", n["resources_total"].get("GPU"))'
 }
 
-# kill_group signals every process of a session start made: the group
-# first, then any member that left it (Ray's workers keep the session).
-kill_group() { # signal sid
-  kill "-$1" -- "-$2" 2>/dev/null || true
-  local p
-  for p in $(ps -eo pid=,sid= | awk -v s="$2" '$2 == s {print $1}'); do
-    kill "-$1" "$p" 2>/dev/null || true
-  done
+# members prints the live processes of the sessions start made (Ray's
+# workers stay in their node's session; zombies need no signal).
+members() {
+  ps -eo pid=,sid=,stat= | awk -v list=" $* " 'index(list, " " $2 " ") && $3 !~ /^Z/ {print $1}'
 }
 
 stop_quiet() {
-  local pg k sids=()
+  local pg k p sids=()
   if [ -f "$base/pgids" ]; then
     while read -r pg; do [ -n "$pg" ] && sids+=("$pg"); done <"$base/pgids"
   fi
-  for pg in "${sids[@]}"; do kill_group TERM "$pg"; done
-  for _ in $(seq 1 100); do
-    local left=0
-    for pg in "${sids[@]}"; do [ -n "$(ps -eo sid= | awk -v s="$pg" '$1 == s')" ] && left=1; done
-    [ "$left" = 0 ] && break
-    sleep 0.1
-  done
-  for pg in "${sids[@]}"; do kill_group KILL "$pg"; done
+  if [ ${#sids[@]} -gt 0 ]; then
+    # SIGTERM first: `ray start --block` then stops its node's processes.
+    # One scan of the process table, then waiting on those pids: a scan
+    # takes seconds on a machine with thousands of processes.
+    local procs left
+    procs=$(members "${sids[@]}")
+    for p in $procs; do kill -TERM "$p" 2>/dev/null || true; done
+    for _ in $(seq 1 50); do
+      left=""
+      for p in $procs; do [ -d "/proc/$p" ] && ! grep -q '^State:.Z' "/proc/$p/status" 2>/dev/null && left="$left $p"; done
+      procs=$left
+      [ -z "$procs" ] && break
+      sleep 0.2
+    done
+    # Whatever is left, and anything a node started while stopping.
+    for p in $procs $(members "${sids[@]}"); do kill -KILL "$p" 2>/dev/null || true; done
+  fi
   # Anything still inside one of our namespaces was started by us.
   for k in 0 1 2 3; do
-    [ -e "/run/netns/rlsray-n$k" ] || continue
-    for pg in $(ip netns pids "rlsray-n$k" 2>/dev/null); do kill -KILL "$pg" 2>/dev/null || true; done
+    [ -e "/run/netns/$name-n$k" ] || continue
+    for pg in $(ip netns pids "$name-n$k" 2>/dev/null); do kill -KILL "$pg" 2>/dev/null || true; done
   done
-  if [ "$(id -u)" = 0 ] && command -v ip >/dev/null; then teardown_netns; fi
-  rm -f "$base/pgids" "$base/env" "$base/nodes" "$base/mode"
+  if [ "$(cat "$base/mode" 2>/dev/null)" = netns ]; then teardown_netns; fi
+  rm -f "$base/pgids" "$base/env" "$base/nodes" "$base/mode" "$base/private"
 }
 
 stop() {
   stop_quiet
-  rm -rf "$base/t"
+  rm -rf "$base/t" "$base"/n[0-9]
 }
 
 case "${1:-}" in

@@ -5,9 +5,9 @@ package slurmtest
 import (
 	"os"
 	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
+
+	"github.com/rlsolve/rlsolve/internal/testlock"
 )
 
 // Require returns SLURM_CONF of the running test cluster. Without one the
@@ -28,7 +28,9 @@ func Require(tb testing.TB) string {
 		}
 	}
 	if missing == "" {
-		lock(tb)
+		// go test runs packages in parallel processes; without the lock,
+		// two packages' allocations wait on each other's nodes and time out.
+		testlock.Hold(tb, "rlsolve-slurm-tests")
 		return conf
 	}
 	msg := "no Slurm test cluster (" + missing + "): run `scripts/slurm-test-cluster.sh install && eval $(scripts/slurm-test-cluster.sh start) && export SLURM_CONF` as root"
@@ -37,24 +39,4 @@ func Require(tb testing.TB) string {
 	}
 	tb.Skip(msg)
 	return ""
-}
-
-// lock holds the test cluster for tb until it ends. go test runs packages
-// in parallel processes; without this, two packages' allocations wait on
-// each other's nodes and time out. One Require per test.
-func lock(tb testing.TB) {
-	tb.Helper()
-	path := filepath.Join(os.TempDir(), "rlsolve-slurm-tests.lock")
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR, 0o666)
-	if err != nil {
-		tb.Fatalf("slurm test lock: %v", err)
-	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
-		f.Close()
-		tb.Fatalf("slurm test lock: %v", err)
-	}
-	tb.Cleanup(func() {
-		_ = syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
-		f.Close()
-	})
 }

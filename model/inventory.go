@@ -17,7 +17,11 @@ type Inventory struct {
 	Source string
 	// Assumed is true when no inventory was given and rlsolve assumed one.
 	Assumed bool
-	Span    Span
+	// RLinfRanks is true when every node's rank is the RLINF_NODE_RANK its
+	// Ray node carries (a Ray import that read them), so RLinf numbers the
+	// nodes exactly so and the IP-order warning does not apply.
+	RLinfRanks bool
+	Span       Span
 }
 
 // Node is one machine.

@@ -209,7 +209,7 @@ func (o *Outcome) chooseInventory(cfg *model.Config, opt Options) *model.Invento
 		o.Diagnostics.Notef(model.NoteAssumedInventory, cfg.NumNodesSpan, "node count from here", "%s", note)
 	}
 	o.Inventory = inv
-	if n := cfg.NumNodes; n > 1 && len(inv.Nodes) >= n {
+	if n := cfg.NumNodes; n > 1 && len(inv.Nodes) >= n && !inv.RLinfRanks {
 		if d := topology.RLinfOrderWarning(inv.Nodes[:n], cfg.NumNodesSpan); d != nil {
 			o.Diagnostics = append(o.Diagnostics, *d)
 		}

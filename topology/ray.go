@@ -463,6 +463,7 @@ func (r *rayReader) order(all []RayNode) (*model.Inventory, model.Diagnostics, e
 			return nil, append(ds, bad...), nil
 		}
 		sort.SliceStable(set, func(i, j int) bool { return set[i].Rank < set[j].Rank })
+		inv.RLinfRanks = len(alive) > 1 // one node is rank 0 whatever it says
 		for _, nd := range set {
 			inv.Nodes = append(inv.Nodes, nd.modelNode())
 		}

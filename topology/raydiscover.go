@@ -83,7 +83,7 @@ func (e *RayWaitError) Error() string {
 	}
 	fmt.Fprintf(&b, "; %d missing", e.Want-len(e.Alive))
 	if len(e.Dead) > 0 {
-		fmt.Fprintf(&b, ", of which Ray knows %s as dead", strings.Join(e.Dead, ", "))
+		fmt.Fprintf(&b, " (Ray lists as dead: %s)", strings.Join(e.Dead, ", "))
 	}
 	b.WriteString(": on each missing node run `ray start --address HEAD:6379` and check that it reaches the head (its raylet.out under /tmp/ray/session_latest/logs says why it did not join)")
 	return b.String()

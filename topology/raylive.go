@@ -1,7 +1,9 @@
 package topology
 
 import (
+	"cmp"
 	"fmt"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
 )
@@ -21,6 +23,8 @@ func ImportRayLive(source string, rows []byte, facts map[string]RayFacts, opt Ra
 	}
 	var ds model.Diagnostics
 	at := model.Span{File: source}
+	var noNVML []string // nodes with Ray GPUs where NVML could not be read
+	noNVMLWhy := ""
 	for i := range nodes {
 		n := &nodes[i]
 		if !n.Alive || facts == nil {
@@ -50,29 +54,38 @@ func ImportRayLive(source string, rows []byte, facts map[string]RayFacts, opt Ra
 		}
 		if d := nvmlDiagnostic(n, f, at); d != nil {
 			ds = append(ds, *d)
+		} else if !f.NVMLAvailable() && n.GPUs > 0 {
+			noNVML = append(noNVML, n.IP)
+			noNVMLWhy = cmp.Or(noNVMLWhy, f.Error)
 		}
 	}
+	if len(noNVML) > 0 {
+		if noNVMLWhy != "" {
+			noNVMLWhy = " (" + noNVMLWhy + ")"
+		}
+		ds = append(ds, model.Diagnostic{Severity: model.SeverityNote, Primary: at,
+			Summary: fmt.Sprintf("NVML is unavailable on %s%s, so their GPUs are only Ray's resource (fake GPUs?); RLinf, which counts NVML, would see none there", strings.Join(noNVML, ", "), noNVMLWhy)})
+	}
 	inv, ods, err := r.order(nodes)
+	// Positions in the State API's rows mean nothing to the reader: the
+	// cluster's address is the place.
+	for i := range ods {
+		ods[i].Primary = at
+		for j := range ods[i].Labels {
+			ods[i].Labels[j].Span = at
+		}
+	}
 	return inv, append(ds, ods...), err
 }
 
 // nvmlDiagnostic compares the node's Ray GPU resource with NVML's count:
-// a warning where both are known and differ, a note where NVML could not
-// be read on a node Ray gives GPUs (fake GPUs, or no driver in reach).
+// a warning where both are known and differ.
 func nvmlDiagnostic(n *RayNode, f RayFacts, at model.Span) *model.Diagnostic {
-	switch {
-	case f.NVMLAvailable() && f.GPUs != n.GPUs:
+	if f.NVMLAvailable() && f.GPUs != n.GPUs {
 		return &model.Diagnostic{Code: model.WarnRayGPUsNVML, Severity: model.SeverityWarning, Primary: at,
 			Summary: fmt.Sprintf("node %s: Ray's GPU resource is %d but NVML counts %d GPU(s); RLinf counts NVML", n.IP, n.GPUs, f.GPUs),
 			Why:     "RLinf sizes each node by the GPUs NVML reports (its node probe), while Ray's scheduler and slime use the GPU resource given to `ray start --num-gpus`; the inventory keeps Ray's count.",
 			Help:    []model.Fix{{Message: fmt.Sprintf("start the node's raylet with --num-gpus %d (or leave --num-gpus out so Ray counts the GPUs itself)", f.GPUs)}}}
-	case !f.NVMLAvailable() && n.GPUs > 0:
-		why := ""
-		if f.Error != "" {
-			why = " (" + f.Error + ")"
-		}
-		return &model.Diagnostic{Severity: model.SeverityNote, Primary: at,
-			Summary: fmt.Sprintf("node %s: NVML is unavailable%s, so its %d GPU(s) are only Ray's resource (fake GPUs?); RLinf, which counts NVML, would see none", n.IP, why, n.GPUs)}
 	}
 	return nil
 }

@@ -51,6 +51,7 @@ func TestScript(t *testing.T) {
 			"exits":         cmdExits,
 			"unescape":      cmdUnescape,
 			"readme-output": cmdReadmeOutput,
+			"ray-dashboard": cmdRayDashboard,
 		},
 	})
 }

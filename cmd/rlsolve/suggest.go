@@ -46,8 +46,8 @@ Without profile_data (or --profile), stages are ranked with balanced costs
 (every stage 1 s per step) and the output says so. Without FILE, a default
 reasoning setup is assumed (see docs/suggest.md).
 
-Cluster, first found: --inventory FILE; --gpus-per-node K; an inventory: key in
-FILE; otherwise 8 GPUs per node (one node when N < 8), with a note.
+Cluster, first found: --inventory FILE (or a live Ray cluster's URL);
+--gpus-per-node K; an inventory: key in FILE; otherwise 8 GPUs per node (one node when N < 8), with a note.
 
 Exit codes: 0 suggestions printed, 1 invalid config or no valid placement,
 2 usage or I/O error, 3 internal error or solver budget exceeded.`,

@@ -34,8 +34,8 @@ type topologyFlags struct {
 func newTopology() *cobra.Command {
 	var f topologyFlags
 	c := &cobra.Command{
-		Use:   "topology (--nvml | --slurm | --ray FILE)",
-		Short: "Discover an inventory: this node's GPUs (NVML), a Slurm allocation, or a Ray node list",
+		Use:   "topology (--nvml | --slurm | --ray URL|FILE)",
+		Short: "Discover an inventory: this node's GPUs (NVML), a Slurm allocation, or a Ray cluster (live or a dump)",
 		Long: `topology writes the inventory that check and plan read (--inventory FILE), so
 that nobody types their hardware by hand. Exactly one source:
 
@@ -45,6 +45,15 @@ that nobody types their hardware by hand. Exactly one source:
   --slurm       the nodes of the current allocation (SLURM_JOB_NODELIST) or of
                 --partition P: Slurm node names, addresses, CPUs and GPU gres, in
                 host-list order.
+  --ray URL     a live Ray cluster, by its dashboard (http://HEAD:8265, or
+                ray://HEAD:8265 for the same port): the alive nodes from the
+                State API, and from a short probe job on every node each
+                raylet's RLINF_NODE_RANK, NVML's GPU count and model, and its
+                Python (--no-probe: HTTP only). --wait-nodes N waits, polling
+                once a second as RLinf does, until N nodes are alive (at most
+                --timeout, then exit 2 naming who joined). A warning where
+                Ray's GPU resource differs from NVML's count: RLinf counts NVML.
+                The token: RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token.
   --ray FILE    a dump of Ray's node list ('ray list nodes --detail --format
                 json', or json.dumps(ray.nodes())): alive nodes, IPs, GPUs, and
                 RLINF_NODE_RANK where the dump carries it.
@@ -55,11 +64,13 @@ with --ray, --rlinf-order numbers them as RLinf will instead (the head node
 first, then by accelerator type, IPs compared as strings).
 The inventory goes to stdout (YAML, or JSON with --output json); warnings
 to stderr. Exit 2 when the source cannot be read (no driver, a failing
-scontrol, a bad dump).`,
+scontrol, a bad dump, an unreachable dashboard or a refused token).`,
 		Example: `  rlsolve topology --nvml --rank 0 > node0.yaml
   rlsolve topology merge node*.yaml > cluster.yaml
   rlsolve topology --slurm > cluster.yaml        # inside salloc/sbatch
   rlsolve topology --slurm --partition gpu --output json
+  rlsolve topology --ray http://head:8265 --wait-nodes 4 --timeout 5m > cluster.yaml
+  rlsolve check train.yaml --inventory ray://head:8265     # the live cluster, read the same way
   ray list nodes --detail --format json > nodes.json && rlsolve topology --ray nodes.json
   rlsolve check train.yaml --inventory cluster.yaml`,
 		Args: cobra.NoArgs,
@@ -74,7 +85,7 @@ scontrol, a bad dump).`,
 				}
 			}
 			if n != 1 {
-				return usageErrorf("give exactly one of --nvml, --slurm or --ray FILE (or use 'rlsolve topology merge FILE...')")
+				return usageErrorf("give exactly one of --nvml, --slurm or --ray URL|FILE (or use 'rlsolve topology merge FILE...')")
 			}
 			if f.partition != "" && !f.slurm {
 				return usageErrorf("--partition goes with --slurm")

@@ -23,8 +23,9 @@ import (
 // isRayURL reports whether an --inventory or --ray argument names a live
 // cluster's dashboard rather than a file.
 func isRayURL(s string) bool {
-	l := strings.ToLower(s)
-	return strings.HasPrefix(l, "http://") || strings.HasPrefix(l, "https://") || strings.HasPrefix(l, "ray://")
+	// Any scheme is a URL (one Ray does not speak is refused by name, not
+	// looked for as a file).
+	return strings.Contains(s, "://")
 }
 
 // rayLiveFlags are topology's flags for a live cluster.

@@ -136,20 +136,16 @@ func answering(t *testing.T, status int, body string) *Client {
 func TestErrors(t *testing.T) {
 	ctx := context.Background()
 	for _, tc := range []struct {
-		name   string
-		status int
-		token  string
-		is     error
-		want   []string
+		name, file, token string
+		is                error
+		want              []string
 	}{
-		{"wrong token", 403, "bad", ErrUnauthorized, []string{"HTTP 403", "the token from RAY_AUTH_TOKEN was refused", "ray get-auth-token"}},
-		{"no token", 401, "", ErrUnauthorized, []string{"HTTP 401", "none was found", "RAY_AUTH_TOKEN_PATH"}},
-		{"not a dashboard", 404, "", ErrNotFound, []string{"HTTP 404", "a Ray dashboard"}},
+		{"wrong token", "auth_wrong.txt", "bad", ErrUnauthorized, []string{"HTTP 403: Forbidden: Invalid authentication token", "the token from RAY_AUTH_TOKEN was refused", "ray get-auth-token"}},
+		{"no token", "auth_missing.txt", "", ErrUnauthorized, []string{"HTTP 401: Unauthorized: Missing authentication token", "none was found", "RAY_AUTH_TOKEN_PATH"}},
+		{"not a dashboard", "not_dashboard.txt", "", ErrNotFound, []string{"HTTP 404", "a Ray dashboard"}},
 	} {
-		srv := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
-			http.Error(w, "Forbidden: Invalid authentication token", tc.status)
-		}))
-		c, _ := New(srv, Options{Environ: []string{"RAY_AUTH_TOKEN=" + tc.token}, Home: t.TempDir()})
+		r := newReplay(t, map[string]string{"GET /api/v0/nodes": tc.file})
+		c, _ := New(r.srv.URL, Options{Environ: []string{"RAY_AUTH_TOKEN=" + tc.token}, Home: t.TempDir()})
 		_, _, err := c.Nodes(ctx)
 		if !errors.Is(err, tc.is) {
 			t.Errorf("%s: %v is not %v", tc.name, err, tc.is)

@@ -80,9 +80,9 @@ func (c *Client) statusError(op string, status int, body []byte) *Error {
 	switch status {
 	case http.StatusUnauthorized, http.StatusForbidden:
 		if c.token == "" {
-			e.Hint = "the dashboard wants a token and none was found; set RAY_AUTH_TOKEN, or RAY_AUTH_TOKEN_PATH to a file holding it, or write it to ~/.ray/auth_token (`ray get-auth-token` prints the cluster's)"
+			e.Hint = "the dashboard wants a token and none was found; set RAY_AUTH_TOKEN, or RAY_AUTH_TOKEN_PATH to a file holding it, or write it to ~/.ray/auth_token; `ray get-auth-token` on the head node prints the cluster's"
 		} else {
-			e.Hint = "the token from " + c.tokenFrom + " was refused; set RAY_AUTH_TOKEN to the cluster's token (`ray get-auth-token` on the head node prints it)"
+			e.Hint = "the token from " + c.tokenFrom + " was refused; set RAY_AUTH_TOKEN to the cluster's token, which `ray get-auth-token` on the head node prints"
 		}
 	case http.StatusNotFound:
 		if bytes.Contains(body, []byte("does not exist")) {

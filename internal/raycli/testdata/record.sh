@@ -61,3 +61,9 @@ rec job_failed.json "$A/api/jobs/rec-exit3-$RUN"
 rec job_failed_logs.json "$A/api/jobs/rec-exit3-$RUN/logs"
 curl -sS -X DELETE "$A/api/jobs/rec-exit3-$RUN" >/dev/null
 rec not_dashboard.txt "$A/no/such/path"
+# Against a cluster started with RAY_AUTH_MODE=token (AUTH=1): a request
+# without the token and one with a wrong token.
+if [ "${AUTH:-}" = 1 ]; then
+	rec auth_missing.txt "$A/api/v0/nodes?limit=10000&detail=true"
+	rec auth_wrong.txt -H 'Authorization: Bearer wrong' "$A/api/v0/nodes?limit=10000&detail=true"
+fi

@@ -16,11 +16,11 @@ import (
 	"time"
 
 	"github.com/rlsolve/rlsolve/internal/raycli"
+	"github.com/rlsolve/rlsolve/internal/raytest"
 )
 
-// The live tests launch on a real Ray cluster: scripts/ray-test-cluster.sh
-// start prints the variables they read (RLSOLVE_RAY_ADDRESS, and
-// RLSOLVE_RAY_PYTHON for the driver). Without one they skip, unless
+// The live tests launch on a real Ray cluster (internal/raytest: the one
+// scripts/ray-test-cluster.sh starts). Without one they skip, unless
 // RLSOLVE_REQUIRE_RAY is set (CI), when they fail.
 
 type liveRay struct {
@@ -34,14 +34,9 @@ type liveRay struct {
 
 func rayLive(t *testing.T) *liveRay {
 	t.Helper()
-	addr := os.Getenv("RLSOLVE_RAY_ADDRESS")
-	if addr == "" {
-		if os.Getenv("RLSOLVE_REQUIRE_RAY") != "" {
-			t.Fatal("RLSOLVE_REQUIRE_RAY is set but RLSOLVE_RAY_ADDRESS is not: start the cluster with eval \"$(scripts/ray-test-cluster.sh start)\"")
-		}
-		t.Skip("no Ray test cluster (RLSOLVE_RAY_ADDRESS): eval \"$(scripts/ray-test-cluster.sh start)\" starts one")
-	}
-	l := &liveRay{addr: addr, python: os.Getenv("RLSOLVE_RAY_PYTHON"), bin: buildRlsolve(t), dir: t.TempDir()}
+	rc := raytest.Require(t)
+	addr := rc.Address
+	l := &liveRay{addr: addr, python: rc.Python, bin: buildRlsolve(t), dir: t.TempDir()}
 	c, err := raycli.New(addr, raycli.Options{})
 	if err != nil {
 		t.Fatal(err)

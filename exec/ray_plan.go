@@ -47,7 +47,7 @@ type rayPlanWorker struct {
 	Env  map[string]string `json:"env"`
 	// Bundle is slime's: the index into the sorted bundles, and the GPU
 	// (and CPU) fraction the actor asks for.
-	Bundle      int     `json:"bundle,omitempty"`
+	Bundle      int     `json:"bundle"`
 	GPUFraction float64 `json:"gpu_fraction,omitempty"`
 }
 

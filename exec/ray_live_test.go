@@ -270,3 +270,52 @@ func TestRayLiveExample(t *testing.T) {
 		t.Errorf("no cleanup note:\n%s", out)
 	}
 }
+
+// TestRayLiveSlime: in slime mode every training rank and rollout engine
+// worker lands on the (node, GPU) of the bundle the plan gives it: the
+// placement group's bundles sorted as slime sorts them.
+func TestRayLiveSlime(t *testing.T) {
+	l := rayLive(t)
+	g := l.gpus / len(l.ips)
+	flags := fmt.Sprintf("--actor-num-nodes 1 --actor-num-gpus-per-node %d --rollout-num-gpus %d --rollout-num-gpus-per-engine %d --num-gpus-per-node %d",
+		g, l.gpus-g, g, g)
+	if len(l.ips) == 1 {
+		flags = fmt.Sprintf("--actor-num-gpus-per-node 1 --rollout-num-gpus 1 --num-gpus-per-node %d", g)
+	}
+	table, err := osexec.Command(l.bin, "plan", "--slime", flags, "--inventory", l.inv).Output()
+	if err != nil {
+		t.Fatalf("plan --slime %s: %v", flags, err)
+	}
+	want := slimeTable(string(table))
+	args := l.launchArgs("", "--slime", flags, "--run", `*=sh -c 'echo "$RLSOLVE_RAY_BUNDLE_IP/$RLSOLVE_RAY_BUNDLE_GPU"'`)
+	args = append(args[:1], args[2:]...) // no config FILE: the layout is --slime's
+	out, err := osexec.Command(l.bin, args...).CombinedOutput()
+	if err != nil {
+		t.Fatalf("launch --slime: %v\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, m := range regexp.MustCompile(`(?m)^((?:actor|rollout)/\d+): (\S+)$`).FindAllStringSubmatch(string(out), -1) {
+		got[m[1]] = m[2]
+	}
+	if len(want) == 0 || fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("workers on %v, the plan says %v\nplan:\n%s", got, want, table)
+	}
+}
+
+// slimeTable reads plan's slime table: each worker's host and (first) GPU.
+func slimeTable(s string) map[string]string {
+	out := map[string]string{}
+	comp := ""
+	for _, line := range strings.Split(s, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case strings.HasPrefix(line, "actor:"), strings.HasPrefix(line, "rollout:"):
+			comp = strings.TrimSuffix(f[0], ":")
+		case len(f) >= 6 && f[0] != "RANK" && comp == "actor":
+			out["actor/"+f[0]] = f[2] + "/" + f[4]
+		case len(f) >= 6 && f[0] != "RANK" && comp == "rollout":
+			out["rollout/"+f[0]] = f[3] + "/" + strings.FieldsFunc(f[5], func(r rune) bool { return r == '-' || r == ',' })[0]
+		}
+	}
+	return out
+}

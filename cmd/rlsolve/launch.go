@@ -62,7 +62,9 @@ must be visible on every node. --backend ray submits one Ray job to the
 dashboard at --ray-address: its driver checks the live nodes against the
 plan, pins one actor per worker to its node (as RLinf does) and runs the
 program as the actor's child; Ctrl-C stops the job, a second one kills at
-once, and --stop LAUNCH_ID ends a launch whose rlsolve died (docs/ray.md).
+once, and --stop LAUNCH_ID ends a launch whose rlsolve died. With --slime
+FLAGS (a slime layout, as check and plan take it) the components are actor
+and rollout, placed on slime's sorted placement-group bundles (docs/ray.md).
 
 Output lines are prefixed with component/rank and written to the run's own
 log directory, LOG_DIR/LAUNCH_ID/component-rank.log (LOG_DIR/latest points
@@ -174,6 +176,9 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	if err != nil {
 		return nil, err
 	}
+	if f.in.slime != "" {
+		return f.slimeLaunch(file, specs)
+	}
 	// The same check as `rlsolve check`; launch refuses what it rejects.
 	inv, bad := f.in.loadInventory()
 	if bad != nil {
@@ -211,6 +216,12 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	if err != nil {
 		return nil, err
 	}
+	return f.start(launcher, job, note)
+}
+
+// start runs the job with the launcher: its log directory, its signals.
+func (f *launchFlags) start(launcher rlexec.Launcher, job *rlexec.Job, note func(string, ...any)) (*rlexec.Report, error) {
+	var err error
 	logDir := f.logDir
 	if logDir == "" {
 		if logDir, err = rlexec.DefaultLogDir(os.Getenv); err != nil {
@@ -246,7 +257,7 @@ func (f *launchFlags) programs(cmd *cobra.Command, args []string) ([]rlexec.RunS
 	if err != nil {
 		return nil, "", err
 	}
-	if len(files) != 1 {
+	if len(files) != 1 && !(f.in.slime != "" && len(files) == 0) {
 		return nil, "", usageErrorf("launch takes one config FILE, got %d (put the program after --component NAME --)", len(files))
 	}
 	switch {
@@ -280,14 +291,22 @@ func (f *launchFlags) programs(cmd *cobra.Command, args []string) ([]rlexec.RunS
 	if len(specs) == 0 {
 		return nil, "", usageErrorf("nothing to launch: give --run COMPONENT='program args' or --component NAME -- program args")
 	}
-	return specs, files[0], nil
+	file := ""
+	if len(files) > 0 {
+		file = files[0]
+	}
+	return specs, file, nil
 }
 
 // launcher is the backend the flags choose.
 func (f *launchFlags) launcher(o *pipeline.Outcome, job *rlexec.Job) (rlexec.Launcher, error) {
 	switch f.backend {
 	case "ray":
-		return f.rayLauncher(o)
+		var at model.Span
+		if o.Config != nil {
+			at = o.Config.NumNodesSpan
+		}
+		return f.rayLauncher(o.File, o.Result.Cluster.Nodes, at)
 	case "local":
 		return rlexec.Local{Oversubscribe: f.oversubscribe}, nil
 	}

@@ -60,9 +60,10 @@ func (r *rayFlags) client() (rlexec.RayAPI, error) {
 	return rlexec.NewRayAPI(c), nil
 }
 
-// rayLauncher checks the live cluster against the plan before anything
-// starts: Ray's version, then its live nodes.
-func (f *launchFlags) rayLauncher(o *pipeline.Outcome) (rlexec.Launcher, error) {
+// rayLauncher checks the live cluster against the plan's nodes before
+// anything starts: Ray's version, then its live nodes (at locates a
+// refusal when the nodes have no place of their own).
+func (f *launchFlags) rayLauncher(file string, nodes []model.Node, at model.Span) (*rlexec.Ray, error) {
 	c, err := f.ray.client()
 	if err != nil {
 		return nil, err
@@ -76,19 +77,59 @@ func (f *launchFlags) rayLauncher(o *pipeline.Outcome) (rlexec.Launcher, error) 
 	if err != nil {
 		return nil, &exitError{code: rlexec.ExitStart, msg: "launch: " + err.Error()}
 	}
-	var at model.Span
-	if o.Config != nil {
-		at = o.Config.NumNodesSpan
-	}
-	nodes := o.Result.Cluster.Nodes
 	if ds := rlexec.RayPreflight(c.Address(), rows, nodes, at); len(ds) > 0 {
-		return nil, report(ds, diag.DiskSources(), o.File, 0, exitInvalid)
+		return nil, report(ds, diag.DiskSources(), file, 0, exitInvalid)
 	}
 	b := &rlexec.Ray{Client: c, Python: f.ray.python, KeepJob: f.ray.keepJob}
 	for _, n := range nodes {
 		b.Nodes = append(b.Nodes, rlexec.RayNodeSpec{IP: n.IP, GPUs: n.AccelCount})
 	}
 	return b, nil
+}
+
+// slimeLaunch launches a slime layout (--slime, and/or a FILE with a
+// slime: key) on Ray, in the backend's slime mode: the components are
+// "actor" (training ranks) and "rollout" (engine workers).
+func (f *launchFlags) slimeLaunch(file string, specs []rlexec.RunSpec) (*rlexec.Report, error) {
+	if f.backend != "ray" {
+		return nil, usageErrorf("a --slime layout launches on Ray only (slime places its actors on a Ray placement group): add --backend ray")
+	}
+	src := f.in.sources()
+	inv, command, source, bad := f.in.inputs()
+	if bad != nil {
+		return nil, reportOutcome(bad, src)
+	}
+	_, so := pipeline.Check(file, command, f.in.options(inv, source))
+	if so == nil || so.Failed() || so.Plan == nil || so.Topology == nil {
+		if so != nil {
+			if err := reportOutcome(so.Outcome, src); err != nil {
+				return nil, err
+			}
+		}
+		return nil, &exitError{code: exitInvalid, msg: "launch: no slime layout to launch"}
+	}
+	for name, text := range so.Sources {
+		src.Files[name] = text
+	}
+	diag.Text(os.Stderr, so.Diagnostics, src, useColor())
+	runs, skipped, err := rlexec.MatchRuns(so.Plan.Plan, specs, file)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	note := func(format string, a ...any) { fmt.Fprintf(os.Stderr, "launch: note: "+format+"\n", a...) }
+	if len(skipped) > 0 {
+		note("not launching %s (no program given)", strings.Join(skipped, ", "))
+	}
+	job, slots, bundles, err := rlexec.NewSlimeJob(so.Plan, so.Topology.Nodes, runs)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
+	}
+	b, err := f.rayLauncher(file, so.Topology.Nodes, so.Topology.Span)
+	if err != nil {
+		return nil, err
+	}
+	b.Slots, b.Bundles = slots, bundles
+	return f.start(b, job, note)
 }
 
 // rayStop is `launch --backend ray --stop LAUNCH_ID`.

@@ -7,9 +7,13 @@ import (
 	"testing"
 )
 
-func newTestStream(t testing.TB) (*rayStream, *output, *output, *[]rayEvent, string) {
-	dir := t.TempDir()
+// newTestStream is a stream over two workers' logs and the driver's; in
+// dir, or nowhere when dir is "" (the fuzz target: no files per input).
+func newTestStream(t testing.TB, dir string) (*rayStream, *output, *output, *[]rayEvent, string) {
 	open := func(name string) *workerLog {
+		if dir == "" {
+			return &workerLog{}
+		}
 		f, err := os.Create(filepath.Join(dir, name))
 		if err != nil {
 			t.Fatal(err)
@@ -25,7 +29,7 @@ func newTestStream(t testing.TB) (*rayStream, *output, *output, *[]rayEvent, str
 }
 
 func TestRayStream(t *testing.T) {
-	s, out, errOut, evs, dir := newTestStream(t)
+	s, out, errOut, evs, dir := newTestStream(t, t.TempDir())
 	long := strings.Repeat("x", MaxLine+10)
 	for _, c := range []string{"a/0: one\nb c/1: ", "two\n", rayMark + `{"event":"all"}` + "\n", rayMark + "not json\n",
 		"x/9: unknown worker\n", "a/0:no space\n", long, "\n", "a/0: last"} {
@@ -60,7 +64,7 @@ func FuzzRayStream(f *testing.F) {
 		if n <= 0 || n > len(log)+1 {
 			n = len(log) + 1
 		}
-		s, out, errOut, evs, _ := newTestStream(t)
+		s, out, errOut, evs, _ := newTestStream(t, "")
 		_ = chunked(log, n)(nil, func(c string) error { s.write(c); return nil })
 		s.flush()
 		nonNL := func(x string) int { return len(x) - strings.Count(x, "\n") }

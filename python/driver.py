@@ -265,14 +265,18 @@ class Driver:
         self.interrupted = False
         self.stop_sig = signal.SIGTERM
         self.pg = None
+        self.probes = None  # RLinf mode: (alive nodes, their probes' refs)
         self.error = ""
         self.t0 = time.monotonic()
 
     # -- placement --
 
     def probe_nodes(self):
-        """RLinf mode: one probe per alive node, ordered as RLinf orders
-        them and checked against the plan. Returns node index -> node id."""
+        """RLinf mode: the plan's nodes by address (node index -> node id),
+        and one probe per alive node, pinned there, for its IP and
+        RLINF_NODE_RANK: check_probes orders them as RLinf does and checks
+        that order against the plan. The probes run while the actors are
+        created; no program starts before the check."""
         ray = self.ray
         from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
 
@@ -281,13 +285,22 @@ class Driver:
             return ray.util.get_node_ip_address(), os.environ.get("RLINF_NODE_RANK")
 
         alive = [n for n in ray.nodes() if n.get("Alive")]
+        by_ip = {n["NodeManagerAddress"]: n["NodeID"] for n in alive}
+        missing = [n["ip"] for n in self.plan["nodes"] if n["ip"] not in by_ip]
+        if missing:
+            raise LaunchError("the plan's nodes %s are not alive nodes of this cluster (alive: %s)" % (", ".join(missing), ", ".join(sorted(by_ip))))
         refs = [probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote() for n in alive]
+        self.probes = (alive, refs)
+        return [by_ip[n["ip"]] for n in self.plan["nodes"]]
+
+    def check_probes(self):
+        """Orders the probed nodes as RLinf does and checks them against
+        the plan (LaunchError when they differ)."""
+        alive, refs = self.probes
         probes = []
-        for n, (ip, rank) in zip(alive, ray.get(refs)):
+        for n, (ip, rank) in zip(alive, self.ray.get(refs)):
             probes.append({"node_id": n["NodeID"], "ip": ip, "rank": rank, "gpus": int(n.get("Resources", {}).get("GPU", 0))})
-        ordered = order_nodes(probes, ray.util.get_node_ip_address())
-        check_order(ordered, self.plan["nodes"])
-        return [p["node_id"] for p in ordered]
+        check_order(order_nodes(probes, self.ray.util.get_node_ip_address()), self.plan["nodes"])
 
     def rlinf_options(self, node_ids):
         """Each worker's actor options: named, pinned hard to its node, no
@@ -351,6 +364,8 @@ class Driver:
         for w, o in zip(self.workers, opts):
             w.actor = runner.options(**o).remote(w.name)
         nodes = [w.actor.node.remote() for w in self.workers]
+        if self.probes:
+            self.check_probes()
         # Only each component's rank 0 is waited for (its port is the
         # component's MASTER_PORT); the other starts queue behind their
         # actors' creation.

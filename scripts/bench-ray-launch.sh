@@ -59,7 +59,7 @@ best() { sort -n | head -1; }
 
 printf '| workers | nodes | rlsolve launch (s) | ray job submit, plain driver (s) | ratio |\n|---|---|---|---|---|\n'
 for n in "${counts[@]}"; do
-  per=$(( (n + nodes - 1) / nodes ))
+  per=$(( (n + nodes - 1) / nodes )) # workers per node: a node group "node" placement spreads them evenly
   total=$(( per * nodes ))
   cat >"$work/bench.yaml" <<EOF
 cluster:
@@ -67,7 +67,7 @@ cluster:
   component_placement:
     agent:
       node_group: node
-      placement: "0-$((nodes - 1)):0-$((per - 1))"
+      placement: "0-$((nodes - 1)):0-$((total - 1))"
 EOF
   ours=() theirs=()
   for _ in $(seq "$runs"); do

@@ -112,11 +112,19 @@ class DriverTest(unittest.TestCase):
         self.assertEqual(len(ray.STATE.killed), 2, "every actor is ray.kill'ed")
         self.assertTrue(all(no_restart for _, no_restart in ray.STATE.killed))
 
-    def test_node_mismatch_starts_nothing(self):
+    def test_node_mismatch_starts_no_program(self):
         ray.STATE.nodes[0]["gpus"] = 1
         code, _, events = run(plan([worker(0, 0, ["true"])]))
         self.assertEqual(code, 1)
         self.assertIn("the plan's are", events[-1]["report"]["error"])
+        self.assertFalse(any(w["started"] for w in events[-1]["report"]["workers"]), "no program started")
+        self.assertEqual(len(ray.STATE.killed), len([o for o, _ in ray.STATE.actors if "name" in o]), "every actor made is killed")
+
+    def test_plan_node_not_alive(self):
+        ray.STATE.nodes[0]["alive"] = False
+        code, _, events = run(plan([worker(0, 0, ["true"])]))
+        self.assertEqual(code, 1)
+        self.assertIn("10.0.0.10 are not alive nodes", events[-1]["report"]["error"])
         self.assertFalse([o for o, _ in ray.STATE.actors if "name" in o], "no worker actor")
 
     def test_first_failure_stops_the_rest(self):

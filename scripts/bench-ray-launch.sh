@@ -73,10 +73,12 @@ EOF
   for _ in $(seq "$runs"); do
     t0=$(date +%s.%N)
     out=$("$work/rlsolve" launch "$work/bench.yaml" --inventory "$work/inventory.yaml" --backend ray --ray-address "$addr" \
-      ${RLSOLVE_RAY_PYTHON:+--ray-python "$RLSOLVE_RAY_PYTHON"} --log-dir "$work/logs" --run "agent=sh -c '$stamp'" 2>/dev/null)
+      ${RLSOLVE_RAY_PYTHON:+--ray-python "$RLSOLVE_RAY_PYTHON"} --log-dir "$work/logs" --run "agent=sh -c '$stamp'" 2>"$work/err") ||
+      { echo "bench: rlsolve launch of $total workers failed:" >&2; cat "$work/err" >&2; exit 1; }
     ours+=("$(last_start "$t0" <<<"$out")")
     t0=$(date +%s.%N)
-    out=$(RAY_API_SERVER_ADDRESS=$addr "$ray" job submit --working-dir "$work/plain" -- "$py" plain.py "$total" 2>/dev/null)
+    out=$(RAY_API_SERVER_ADDRESS=$addr "$ray" job submit --working-dir "$work/plain" -- "$py" plain.py "$total" 2>"$work/err") ||
+      { echo "bench: ray job submit of $total workers failed:" >&2; cat "$work/err" >&2; exit 1; }
     theirs+=("$(last_start "$t0" <<<"$out")")
   done
   a=$(printf '%s\n' "${ours[@]}" | best)

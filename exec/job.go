@@ -25,7 +25,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -165,13 +164,8 @@ func NewJob(plan *model.Plan, src PlanEnv, nodes []model.Node, runs map[string][
 	if plan == nil {
 		return nil, errors.New("no plan")
 	}
-	for name, argv := range runs {
-		if plan.Component(name) == nil {
-			return nil, fmt.Errorf("no component %q in the plan (components: %s)", name, strings.Join(ComponentNames(plan), ", "))
-		}
-		if len(argv) == 0 || argv[0] == "" {
-			return nil, fmt.Errorf("component %s: empty program", name)
-		}
+	if err := checkRuns(plan, runs); err != nil {
+		return nil, err
 	}
 	job := &Job{ID: NewLaunchID(), Node: -1}
 	for i := range plan.Components {

@@ -81,6 +81,7 @@ var noFix = map[string]string{
 	model.CodeSuggestNone:         "no placement exists: there is nothing to edit towards",
 	model.CodeSuggestProfiled:     "the profiled placement is a measurement",
 	model.CodeLaunchNoHost:        whyMachine + " (Slurm host names)",
+	model.CodeLaunchRayNodes:      whyMachine + " (the live Ray cluster)",
 	model.CodeMemoryState:         whyChoice + ": the model, its sharding or the GPU",
 	model.CodeMemoryFractions:     whyChoice + ": which engine's fraction shrinks",
 	model.CodeMemoryInput:         "a model config.json or memory profile is a file rlsolve reads, not writes",

@@ -37,13 +37,14 @@ type launchFlags struct {
 	// reportBad: --report names a file that cannot be written (said
 	// before anything started; not tried again at the end).
 	reportBad bool
+	ray       rayFlags
 }
 
 func newLaunch() *cobra.Command {
 	var f launchFlags
 	c := &cobra.Command{
 		Use:   "launch FILE --run COMPONENT='program args'... | launch FILE --component NAME -- program args...",
-		Short: "Start the plan's workers: local processes, or srun steps in a Slurm allocation",
+		Short: "Start the plan's workers: local processes, srun steps in a Slurm allocation, or Ray actors",
 		Long: `launch checks the config like check (and refuses what check rejects), then
 starts one process per worker of each component given a program, with the
 environment RLinf would give it (what 'plan --output env' prints) plus
@@ -61,7 +62,13 @@ would; every node's agent gets the same --master-port). --backend slurm runs
 inside an allocation (salloc, sbatch, or --jobid): one srun step per
 component, each task placed on the node the plan says (the inventory's host
 names must be the Slurm node names), and the rlsolve binary and --log-dir
-must be visible on every node.
+must be visible on every node. --backend ray submits one Ray job to the
+dashboard at --ray-address: its driver checks the live nodes against the
+plan, pins one actor per worker to its node (as RLinf does) and runs the
+program as the actor's child; Ctrl-C stops the job, a second one kills at
+once, and --stop LAUNCH_ID ends a launch whose rlsolve died. With --slime
+FLAGS (a slime layout, as check and plan take it) the components are actor
+and rollout, placed on slime's sorted placement-group bundles (docs/ray.md).
 
 Output lines are prefixed with component/rank and written to the run's own
 log directory, LOG_DIR/LAUNCH_ID/component-rank.log (LOG_DIR/latest points
@@ -87,7 +94,9 @@ terminal (only), and the summary says how many.`,
   rlsolve launch train.yaml --component actor -- torchrun_wrapper.sh --config cfg.yaml
   rlsolve launch train.yaml --run '*=python worker.py' --log-dir logs --report launch.json
   rlsolve launch train.yaml --run '*=python worker.py' --node 3 --master-port 29500
-  salloc -N4 --gres=gpu:8 rlsolve launch train.yaml --inventory cluster.yaml --backend slurm --run actor='python train.py'`,
+  salloc -N4 --gres=gpu:8 rlsolve launch train.yaml --inventory cluster.yaml --backend slurm --run actor='python train.py'
+  rlsolve launch train.yaml --inventory ray://head:8265 --backend ray --ray-address http://head:8265 --run '*=python3 /shared/worker.py'
+  rlsolve launch --backend ray --ray-address http://head:8265 --stop 20261128-221516-a446686f`,
 		Args: cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runLaunch(cmd, &f, args)
@@ -98,7 +107,7 @@ terminal (only), and the summary says how many.`,
 	})
 	f.in.register(c)
 	fl := c.Flags()
-	fl.StringVar(&f.backend, "backend", "local", "where to run the workers: local or slurm")
+	fl.StringVar(&f.backend, "backend", "local", "where to run the workers: local, slurm or ray")
 	fl.StringArrayVar(&f.runs, "run", nil, "`COMPONENT=CMD`: run CMD for every worker of COMPONENT (a,b=CMD for several, *=CMD for all); repeatable")
 	fl.StringVar(&f.component, "component", "", "with -- program args: the component they run")
 	fl.StringVar(&f.logDir, "log-dir", "", "parent of the run's log directory (default $XDG_STATE_HOME/rlsolve/logs, else ~/.local/state/rlsolve/logs)")
@@ -110,6 +119,7 @@ terminal (only), and the summary says how many.`,
 	fl.StringVar(&f.jobID, "jobid", "", "slurm: the allocation's job id (default $SLURM_JOB_ID)")
 	fl.StringVar(&f.gres, "gres", "auto", "slurm: what each step asks for: auto (the allocation's GPUs per node), none, or a --gres value")
 	fl.StringVar(&f.shim, "shim", "", "slurm: path of rlsolve on the nodes (default: this binary)")
+	f.ray.register(c)
 	return c
 }
 
@@ -142,7 +152,7 @@ func runLaunch(cmd *cobra.Command, f *launchFlags, args []string) error {
 			fmt.Fprintf(os.Stderr, "rlsolve: launch: %v\n", werr)
 		}
 	}
-	if err != nil {
+	if err != nil || rep == nil { // no report: --stop
 		return err
 	}
 	fmt.Fprint(os.Stderr, rep.Summary())
@@ -169,6 +179,9 @@ func launchCode(code int) int {
 // launch checks the config, builds the job and runs it. An error is
 // launch's own (a launch that started returns its report).
 func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, error) {
+	if f.ray.stop != "" {
+		return nil, f.rayStop(args)
+	}
 	specs, file, err := f.programs(cmd, args)
 	if err != nil {
 		return nil, err
@@ -178,6 +191,9 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 			f.reportBad = true
 			return nil, usageErrorf("launch: --report: %v; nothing started", err)
 		}
+	}
+	if f.in.slime != "" {
+		return f.slimeLaunch(file, specs)
 	}
 	// The same check as `rlsolve check`; launch refuses what it rejects.
 	inv, bad := f.in.loadInventory()
@@ -218,6 +234,12 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 	if err != nil {
 		return nil, err
 	}
+	return f.start(launcher, job, note)
+}
+
+// start runs the job with the launcher: its log directory, its signals.
+func (f *launchFlags) start(launcher rlexec.Launcher, job *rlexec.Job, note func(string, ...any)) (*rlexec.Report, error) {
+	var err error
 	logDir := f.logDir
 	if logDir == "" {
 		if logDir, err = rlexec.DefaultLogDir(os.Getenv); err != nil {
@@ -257,12 +279,14 @@ func (f *launchFlags) programs(cmd *cobra.Command, args []string) ([]rlexec.RunS
 	if err != nil {
 		return nil, "", err
 	}
-	if len(files) != 1 {
+	if len(files) != 1 && !(f.in.slime != "" && len(files) == 0) {
 		return nil, "", usageErrorf("launch takes one config FILE, got %d (put the program after --component NAME --)", len(files))
 	}
 	switch {
-	case f.backend != "local" && f.backend != "slurm":
-		return nil, "", usageErrorf("--backend must be local or slurm, not %q", f.backend)
+	case f.backend != "local" && f.backend != "slurm" && f.backend != "ray":
+		return nil, "", usageErrorf("--backend must be local, slurm or ray, not %q", f.backend)
+	case f.backend == "ray" && (f.node >= 0 || f.oversubscribe):
+		return nil, "", usageErrorf("--node and --oversubscribe are for the local backend; the Ray backend places every worker on its node")
 	case f.grace < 0:
 		return nil, "", usageErrorf("--grace must not be negative")
 	case f.backend == "slurm" && (f.node >= 0 || f.oversubscribe):
@@ -289,12 +313,23 @@ func (f *launchFlags) programs(cmd *cobra.Command, args []string) ([]rlexec.RunS
 	if len(specs) == 0 {
 		return nil, "", usageErrorf("nothing to launch: give --run COMPONENT='program args' or --component NAME -- program args")
 	}
-	return specs, files[0], nil
+	file := ""
+	if len(files) > 0 {
+		file = files[0]
+	}
+	return specs, file, nil
 }
 
 // launcher is the backend the flags choose.
 func (f *launchFlags) launcher(o *pipeline.Outcome, job *rlexec.Job) (rlexec.Launcher, error) {
-	if f.backend != "slurm" {
+	switch f.backend {
+	case "ray":
+		var at model.Span
+		if o.Config != nil {
+			at = o.Config.NumNodesSpan
+		}
+		return f.rayLauncher(o.File, o.Result.Cluster.Nodes, at)
+	case "local":
 		return rlexec.Local{Oversubscribe: f.oversubscribe}, nil
 	}
 	var at model.Span

@@ -76,9 +76,12 @@ func (f *inputFlags) sources() diag.Sources {
 }
 
 func (f *inputFlags) register(c *cobra.Command) {
-	if n := c.Name(); n == "check" || n == "plan" { // the commands that read slime layouts and check memory
+	n := c.Name()
+	if n == "check" || n == "plan" || n == "launch" { // the commands that read slime layouts
 		c.Flags().StringVar(&f.slime, "slime", "", "a slime layout given by its placement `FLAGS` ('--actor-num-nodes 2 --rollout-num-gpus 8 ...') or a pasted launch command; @FILE reads it from a file, @- from standard input; FILE is then optional")
 		c.Flags().StringArrayVar(&f.env, "env", nil, "`NAME=VALUE`: a variable the --slime script reads from its environment (repeatable); an unset one in a placement flag is an error")
+	}
+	if n == "check" || n == "plan" { // the commands that check memory
 		c.Flags().StringVar(&f.modelConfig, "model-config", "", "the model's Hugging Face config.json `FILE`, for GPU memory when none lies beside the model path")
 		c.Flags().StringVar(&f.memProfile, "mem-profile", "", "memory profile `FILE` (key: value lines) overriding the per-process residue and thresholds of the GPU memory check")
 	}

@@ -124,3 +124,25 @@ func spanText(src []byte, sp model.Span) string {
 	text, _ := diag.MapSources(map[string][]byte{sp.File: src}).Text(sp)
 	return text
 }
+
+// TestActorParallelSharedKeyFix: TP 3 on every GPU of the cluster, the
+// actor sharing its key with the rollout and the reward (issue 25 item 6).
+// Growing to the next multiple is past the last GPU, so it is no fix; the
+// one offered says that the rollout and the reward get the GPUs too.
+func TestActorParallelSharedKeyFix(t *testing.T) {
+	src := "cluster:\n  num_nodes: 2\n  component_placement:\n    actor,rollout,reward: 0-15\nactor:\n  model:\n    tensor_model_parallel_size: 3\nrollout:\n  tensor_parallel_size: 1\n"
+	o := pipeline.CheckBytes("t.yaml", []byte(src), pipeline.Options{Inventory: topology.Uniform(2, 8, "test"), GPUsPerNode: -1})
+	var fixes []string
+	for _, d := range o.Diagnostics {
+		if d.Code != model.CodeActorParallel {
+			continue
+		}
+		for _, f := range d.Help {
+			fixes = append(fixes, f.Message)
+		}
+	}
+	want := "give the actor 15 GPUs (a multiple of 3); rollout and reward share the key and get the same GPUs: `0-14`"
+	if len(fixes) != 1 || fixes[0] != want {
+		t.Errorf("fixes %q, want only %q", fixes, want)
+	}
+}

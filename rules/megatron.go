@@ -141,10 +141,26 @@ func (b *builder) actorRangeFixes(ei int, parts []model.Part, world, size int, u
 		return nil
 	}
 	start := parts[0].ResStart
+	// The key's other components get the same range: the message names
+	// them, so that the fix changes nothing it does not say.
+	var others []string
+	for _, n := range e.Names {
+		if n != "actor" {
+			others = append(others, n)
+		}
+	}
+	also := ""
+	if len(others) > 0 {
+		verb := "share"
+		if len(others) == 1 {
+			verb = "shares"
+		}
+		also = fmt.Sprintf("; %s %s the key and get%s the same GPUs", joinAnd(others), verb, strings.TrimPrefix(verb, "share"))
+	}
 	var out []Fix
 	for _, n := range []int{world / size * size, (world/size + 1) * size} {
 		if n > 0 {
-			out = append(out, b.rangeFix(ei, 0, start, start+n-1, fmt.Sprintf("give the actor %d %s (a multiple of %d)", n, unit, size)))
+			out = append(out, b.rangeFix(ei, 0, start, start+n-1, fmt.Sprintf("give the actor %d %s (a multiple of %d)%s", n, unit, size, also)))
 		}
 	}
 	return out

@@ -52,19 +52,15 @@ func fixHolds(d *model.Diagnostic, f model.Fix, file string, data []byte, opt Op
 // verifyErrorFixes drops the fixes of the rules' errors that trade the
 // error for another: the solver keeps a fix that leaves fewer conflicts,
 // but an offered fix must add none (issue 25: TP 3 on 128 GPUs was
-// offered 129 GPUs, past the last one). Checking the edited config, every
-// error must be one the config had, by code and line, and d's gone.
+// offered 129 GPUs, past the last one). Checking the edited config, it
+// has fewer errors of d's code and no more of any other (by code: a fix
+// that deletes a line moves the errors below it).
 func verifyErrorFixes(ds model.Diagnostics, file string, data []byte, opt Options) {
 	if opt.verifying {
 		return
 	}
 	opt.verifying, opt.Policy = true, nil
-	had := map[[2]any]bool{}
-	for _, d := range ds {
-		if d.Severity == model.SeverityError {
-			had[[2]any{d.Code, d.Primary.Line}] = true
-		}
-	}
+	had := ErrorCounts(ds)
 	for i := range ds {
 		d := &ds[i]
 		if d.Severity != model.SeverityError {
@@ -80,7 +76,33 @@ func verifyErrorFixes(ds model.Diagnostics, file string, data []byte, opt Option
 	}
 }
 
-func fixAddsNoError(d *model.Diagnostic, f model.Fix, had map[[2]any]bool, file string, data []byte, opt Options) bool {
+// ErrorCounts counts the errors of ds by code.
+func ErrorCounts(ds model.Diagnostics) map[string]int {
+	n := map[string]int{}
+	for _, d := range ds {
+		if d.Severity == model.SeverityError {
+			n[d.Code]++
+		}
+	}
+	return n
+}
+
+// FixAdds names what applying a fix for an error of code did, given the
+// error counts before and after: "" when it removed one such error and
+// added none.
+func FixAdds(code string, before, after map[string]int) string {
+	if after[code] >= before[code] {
+		return "leaves " + code
+	}
+	for c, n := range after {
+		if n > before[c] {
+			return "adds " + c
+		}
+	}
+	return ""
+}
+
+func fixAddsNoError(d *model.Diagnostic, f model.Fix, had map[string]int, file string, data []byte, opt Options) bool {
 	for _, e := range f.Edits {
 		if e.Span.File != file {
 			return true // a fix to a composed file: --fix-shared judges it
@@ -90,13 +112,5 @@ func fixAddsNoError(d *model.Diagnostic, f model.Fix, had map[[2]any]bool, file 
 	if err != nil {
 		return false
 	}
-	for _, nd := range CheckBytes(file, edited, opt).Diagnostics {
-		if nd.Severity != model.SeverityError {
-			continue
-		}
-		if nd.Code == d.Code && nd.Primary.Line == d.Primary.Line || !had[[2]any{nd.Code, nd.Primary.Line}] {
-			return false
-		}
-	}
-	return true
+	return FixAdds(d.Code, had, ErrorCounts(CheckBytes(file, edited, opt).Diagnostics)) == ""
 }

@@ -406,6 +406,24 @@ cluster:
     actor: "0-3"
 `,
 	},
+	{
+		Code:  model.CodeNeededMisspelled,
+		Title: "a component the run needs is misspelled",
+		Text: "Each entry point asks for the components its run starts by name: embodied training for actor, " +
+			"rollout and env, embodied evaluation for rollout and env, SFT for the actor. RLinf accepts a " +
+			"component_placement without one of them and fails when the run asks for it (\"Component ... not " +
+			"found\"). When such a name is missing and the config places an unknown name close to it, the " +
+			"name is a typo: the fix renames it. (The model-parallel classes say the same in RLS-E0501.)",
+		Example: `runner:
+  task_type: embodied
+cluster:
+  num_nodes: 1
+  component_placement:
+    actor: 0-3
+    rolout: 4-7
+    env: 4-7
+`,
+	},
 
 	// E03: node groups, env_configs and hardware.
 	{

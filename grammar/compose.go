@@ -89,7 +89,7 @@ func compose(file string, data []byte, opt ConfigOptions) *doc {
 	}
 	r := &repo{d: d, opt: &opt, cache: map[string]*loaded{}}
 	r.roots = []*searchRoot{{dir: filepath.Dir(file)}}
-	r.searchPath(primary.root)
+	r.searchPath(primary.root, opt.Overrides)
 	groups, config := d.split(opt.Overrides, r)
 	if composeFailed(d.Diags) {
 		d.Root = nil // a defaults list Hydra cannot read

@@ -178,12 +178,15 @@ var envRefRE = regexp.MustCompile(`\$\{\s*oc\.env:\s*([A-Za-z_][A-Za-z0-9_]*)\s*
 // naming an unset environment variable (RLinf's run scripts export
 // EMBODIED_PATH and REPO_PATH) is taken as the nearest folder above the
 // config that holds the rest of the path; a note says so when it is used.
-func (r *repo) searchPath(primary *yaml.Node) {
+func (r *repo) searchPath(primary *yaml.Node, ovs Overrides) {
 	var sp *yaml.Node
 	if h, ok := yamlpos.Lookup(r.d.Mapping(primary), "hydra"); ok {
 		if e, ok := yamlpos.Lookup(r.d.Mapping(h.V), "searchpath"); ok {
 			sp = yamlpos.Deref(e.V)
 		}
+	}
+	if o, ok := r.searchPathOverride(ovs); ok {
+		sp = o
 	}
 	if sp == nil || sp.Kind != yaml.SequenceNode {
 		return
@@ -225,6 +228,26 @@ func (r *repo) searchPath(primary *yaml.Node) {
 			r.roots = append(r.roots, root)
 		}
 	}
+}
+
+// searchPathOverride is the command line's hydra.searchpath: Hydra
+// replaces the config's list with it (nil for `~hydra.searchpath`); ok is
+// false when the command line does not set it. The last one wins.
+func (r *repo) searchPathOverride(ovs Overrides) (*yaml.Node, bool) {
+	var last *Override
+	for i := range ovs.List {
+		if ovs.List[i].Key == "hydra.searchpath" {
+			last = &ovs.List[i]
+		}
+	}
+	if last == nil {
+		return nil, false
+	}
+	if last.Kind == OverrideDelete || last.Value == nil {
+		return nil, true
+	}
+	r.d.Place(last.Value, r.d.AddSource(OverrideSource, []byte(ovs.Text)))
+	return yamlpos.Deref(last.Value), true
 }
 
 func (r *repo) hasRoot(dir string) bool {

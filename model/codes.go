@@ -32,6 +32,7 @@ const (
 	CodeProcessAll         = "RLS-E0210" // `all` used as process ranks
 	CodeDuplicateComponent = "RLS-E0211" // a component has two placements
 	CodeNodeRanksRange     = "RLS-E0212" // node_ranks outside the nodes a group or env_config may use
+	CodeNeededMisspelled   = "RLS-E0213" // a component the run needs is missing, and an unknown name is close to it
 
 	CodeUnknownGroup        = "RLS-E0301" // node_group label not defined
 	CodeDuplicateLabel      = "RLS-E0302" // two node groups share a label (D6)

@@ -33,6 +33,14 @@ func TestActorParallelD21(t *testing.T) {
 			"", "actor has 6 processes", []string{"4"}, []string{"0-3"}},
 		{"divides: no error", "runner:\n  task_type: sft\ncluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0-7\nactor:\n  model:\n    tensor_model_parallel_size: 4\n",
 			"", "", nil, nil},
+		{"AUTO mode: the cluster's GPUs count, on one 6-GPU node", "cluster:\n  num_nodes: 1\n  auto_scheduler: true\n  component_placement:\n    actor: 0-3\n    rollout,reward: 4-5\nactor:\n  model:\n    tensor_model_parallel_size: 4\nrollout:\n  tensor_parallel_size: 2\n",
+			"", "in AUTO mode the actor starts on all 6 GPUs of the cluster", []string{"true", "4"}, nil},
+		{"AUTO mode, the cluster divides: no error", "cluster:\n  num_nodes: 1\n  auto_scheduler: true\n  component_placement:\n    actor: 0-5\n    rollout,reward: 6-7\nactor:\n  model:\n    tensor_model_parallel_size: 4\nrollout:\n  tensor_parallel_size: 2\n",
+			"", "", nil, nil},
+		{"eval class: no actor starts", "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0-5\n    rollout,reward: 6-7\nactor:\n  model:\n    tensor_model_parallel_size: 4\nrollout:\n  tensor_parallel_size: 2\n",
+			model.ClassModelParallelEval, "", nil, nil},
+		{"base class: no actor starts", "cluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0-5\nactor:\n  model:\n    tensor_model_parallel_size: 4\n",
+			model.ClassBase, "", nil, nil},
 		{"no sizes set: not Megatron", "runner:\n  task_type: embodied\ncluster:\n  num_nodes: 1\n  component_placement:\n    actor: 0-5\n",
 			"", "", nil, nil},
 	} {
@@ -115,4 +123,26 @@ func TestRolloutIdleD21(t *testing.T) {
 func spanText(src []byte, sp model.Span) string {
 	text, _ := diag.MapSources(map[string][]byte{sp.File: src}).Text(sp)
 	return text
+}
+
+// TestActorParallelSharedKeyFix: TP 3 on every GPU of the cluster, the
+// actor sharing its key with the rollout and the reward (issue 25 item 6).
+// Growing to the next multiple is past the last GPU, so it is no fix; the
+// one offered says that the rollout and the reward get the GPUs too.
+func TestActorParallelSharedKeyFix(t *testing.T) {
+	src := "cluster:\n  num_nodes: 2\n  component_placement:\n    actor,rollout,reward: 0-15\nactor:\n  model:\n    tensor_model_parallel_size: 3\nrollout:\n  tensor_parallel_size: 1\n"
+	o := pipeline.CheckBytes("t.yaml", []byte(src), pipeline.Options{Inventory: topology.Uniform(2, 8, "test"), GPUsPerNode: -1})
+	var fixes []string
+	for _, d := range o.Diagnostics {
+		if d.Code != model.CodeActorParallel {
+			continue
+		}
+		for _, f := range d.Help {
+			fixes = append(fixes, f.Message)
+		}
+	}
+	want := "give the actor 15 GPUs (a multiple of 3); rollout and reward share the key and get the same GPUs: `0-14`"
+	if len(fixes) != 1 || fixes[0] != want {
+		t.Errorf("fixes %q, want only %q", fixes, want)
+	}
 }

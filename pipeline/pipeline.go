@@ -156,6 +156,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	valid := o.judge(set, opt, cfg.ComponentsSpan)
 	o.memoryNotes(notes)
 	if !valid {
+		verifyErrorFixes(o.Diagnostics, file, data, opt)
 		return o
 	}
 	res, err := strategies.Expand(cfg, inv, strategies.Options{Class: o.Class})

@@ -46,6 +46,11 @@ type Solved struct {
 	Edits []model.Edit
 	// Verified is the ordinary check of Text.
 	Verified *Outcome
+	// Standalone is the check of Text without the command-line overrides
+	// solve read it with (nil when there were none left): the file as the
+	// next `check` reads it. NeedsOverrides are those overrides' arguments.
+	Standalone     *Outcome
+	NeedsOverrides []string
 	// Cost is the cost model's modeled cost of the layout whose counts it
 	// gave (`gpus: auto`), 0 without.
 	Cost float64
@@ -176,6 +181,15 @@ func (s *Solved) writeBack(file string, data []byte, cfg *model.Config, opt Opti
 		return
 	}
 	s.Text, s.Edits = text, edits
+	if len(opt.Overrides.List) > 0 {
+		// A written file is read again without the command line: say
+		// whether its placements still hold then (issue 25 item 4).
+		for _, o := range opt.Overrides.List {
+			s.NeedsOverrides = append(s.NeedsOverrides, o.Arg)
+		}
+		opt.Overrides = grammar.Overrides{}
+		s.Standalone = CheckBytes(solvedName, text, opt)
+	}
 }
 
 // onlyIn refuses edits outside the file solve writes: a requirement from

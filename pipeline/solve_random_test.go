@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/rlsolve/rlsolve/internal/longtest"
 	"github.com/rlsolve/rlsolve/pipeline"
 )
 
@@ -27,7 +28,7 @@ func TestSolveRandomModelParallel(t *testing.T) {
 	rng := rand.New(rand.NewPCG(seed, 11))
 	clusters := [][]int{{4}, {4, 4}, {8}, {2, 2, 2, 2}}
 	placed := 0
-	const n = 1500
+	n := longtest.Count(1500, 150)
 	for i := 0; i < 2*n; i++ {
 		nodes := clusters[rng.IntN(len(clusters))]
 		gpus := 0

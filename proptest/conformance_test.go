@@ -98,11 +98,22 @@ func firstError(ds model.Diagnostics) string {
 	return ""
 }
 
+// decisionOverrides are the rlsolve overrides of corpus cases that a
+// decision of the spec changes and whose corpus entry does not carry the
+// override yet (README: an `rlsolve` object). Each is an error case.
+var decisionOverrides = map[string]string{
+	// D21: in AUTO mode the actor starts on all 10 GPUs of the cluster, and
+	// Megatron refuses a world of 10 with TP 4 (the placement code accepts).
+	"mp_auto": `{"components": {"actor": {"error": {"type": "D21"}}}}`,
+}
+
 // expectation decodes expect (or the rlsolve override).
 func expectation(c *placementCase) map[string]any {
 	raw := c.Expect
 	if c.RLsolve != nil {
 		raw = c.RLsolve.Expect
+	} else if o, ok := decisionOverrides[c.Name]; ok {
+		raw = json.RawMessage(o)
 	}
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m)

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/internal/longtest"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
@@ -341,7 +342,7 @@ func randString(rng *rand.Rand) string {
 // random diagnostics and slime sections.
 func TestWriteJSONRandom(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	for i := range 2000 {
+	for i := range longtest.Count(2000, 200) {
 		var doc render.Document
 		fill(rng, reflect.ValueOf(&doc).Elem())
 		// Neighbouring workers with the same keys as the one before, or

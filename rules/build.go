@@ -87,6 +87,7 @@ func Build(cfg *model.Config, inv *model.Inventory, opt Options) *Set {
 	if !b.brokenMP() {
 		b.actorParallelRule()
 	}
+	b.neededNames()
 	return b.set
 }
 

@@ -296,6 +296,14 @@ func (b *builder) missing(n string, names []string) *Violation {
 		Summary: fmt.Sprintf("%s placement needs a `%s` component (class %s: %s)", b.classWord(), n, cls, how),
 		Why:     fmt.Sprintf("RLinf's %s requires %s GPUs; the entry point of the run picks the class, and rlsolve infers it from the config (note RLS-N0003).", cls, joinAnd(names)),
 		Fixes:   []Fix{b.classFix(model.ClassHybrid)}}
+	if ei, ni := b.nearName(n); ei >= 0 {
+		// An unknown name close to the missing one is a typo, not a run
+		// of another class.
+		e := &b.cfg.Components[ei]
+		v.Summary += fmt.Sprintf("; `%s` is not a component of the run", e.Names[ni])
+		v.Else, v.ElseLabel = e.NameSpans[ni], fmt.Sprintf("did you mean `%s`?", n)
+		v.Fixes = append([]Fix{b.renameFix(ei, ni, n)}, v.Fixes...)
+	}
 	if b.opt.Solving {
 		v.Why += " Solve places the components the config names, placed or required, and adds none."
 	}

@@ -70,9 +70,10 @@ func (x *entryView) oneProcess(pr model.Process, worker, seg int, first model.Wh
 	if v := x.sameDevice(pr, worker, f); v != nil {
 		return v
 	}
+	repacked := x.repacked()
 	for h := start + 1; h < start+n; h++ {
 		w := x.r.Locate(h)
-		if w.Node != first.Node {
+		if w.Node != first.Node && !repacked {
 			x.roles[f] = fmt.Sprintf("worker %d comes from here", worker)
 			return &Violation{Code: model.CodeSpansNodes, Primary: f, Roles: x.roles,
 				Summary: fmt.Sprintf("%s: worker %d would get %s: one process cannot span nodes", x.who, worker, perNode(x.r, start, n)),
@@ -86,6 +87,19 @@ func (x *entryView) oneProcess(pr model.Process, worker, seg int, first model.Wh
 		}
 	}
 	return nil
+}
+
+// repacked reports whether the class re-places every component of the
+// entry with one process per GPU (semantics §5.2): the config's process
+// split is then never launched, so a process over two nodes is no error
+// (RLinf runs actor "0-7:0" across two 4-GPU nodes).
+func (x *entryView) repacked() bool {
+	for _, n := range x.e.Names {
+		if !x.b.mpPacked(n) {
+			return false
+		}
+	}
+	return len(x.e.Names) > 0
 }
 
 // sameDevice refuses a process given one device twice: two groups that

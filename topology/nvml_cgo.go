@@ -1,4 +1,4 @@
-//go:build cgo
+//go:build cgo && nvml
 
 package topology
 
@@ -11,7 +11,8 @@ import (
 	"github.com/NVIDIA/go-nvml/pkg/nvml"
 )
 
-// NVMLAvailable is true when this binary was built with NVML support (cgo).
+// NVMLAvailable is true when this binary was built with NVML support (cgo
+// and the nvml tag).
 const NVMLAvailable = true
 
 // OpenNVML returns the system's NVML (libnvidia-ml.so.1, or the file

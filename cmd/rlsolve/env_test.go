@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rlsolve/rlsolve/internal/longtest"
 )
 
 // envDumpArg makes the test binary a worker that prints its environment
@@ -52,6 +54,7 @@ func TestEnvLinesAreLaunchEnv(t *testing.T) {
 	if testing.Short() {
 		t.Skip("launches every example's workers")
 	}
+	longtest.Skip(t, "launches every example's workers")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
@@ -238,6 +239,9 @@ func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 func (f *solveFlags) writeResult(s *pipeline.Solved) error {
 	switch {
 	case f.write:
+		if err := standaloneRefusal(s); err != nil {
+			return err
+		}
 		err := textedit.Replace(s.File, s.Sources[s.File], s.Text, textedit.WriteOptions{ForceReadOnly: f.forceReadOnly})
 		if err != nil {
 			return &exitError{code: exitUsage, msg: fmt.Sprintf("--write: %v", err)}
@@ -263,4 +267,23 @@ func printMoves(prev *model.PlanRecords, s *pipeline.Solved, from string) error 
 	}
 	d := model.DiffPlans(prev, doc.Records())
 	return render.WriteDiffTable(os.Stderr, &d, from, s.File+" (solved)")
+}
+
+// standaloneRefusal refuses --write when the placements hold only with the
+// command-line overrides: the file would keep the values they replaced, and
+// the next check of it, without them, would fail.
+func standaloneRefusal(s *pipeline.Solved) error {
+	if s.Standalone == nil || !s.Standalone.Failed() {
+		return nil
+	}
+	first := ""
+	for _, d := range s.Standalone.Diagnostics {
+		if d.Severity == model.SeverityError {
+			first = fmt.Sprintf(" (%s: %s)", d.Code, d.Summary)
+			break
+		}
+	}
+	return &exitError{code: exitUsage, msg: fmt.Sprintf("--write: the placements depend on the overrides %s, which --write does not put into %s: "+
+		"check would refuse the written file without them%s; state the values in the file, or solve without --write and pass the overrides again",
+		strings.Join(s.NeedsOverrides, " "), s.File, first)}
 }

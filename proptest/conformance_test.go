@@ -98,22 +98,52 @@ func firstError(ds model.Diagnostics) string {
 	return ""
 }
 
-// decisionOverrides are the rlsolve overrides of corpus cases that a
-// decision of the spec changes and whose corpus entry does not carry the
-// override yet (README: an `rlsolve` object). Each is an error case.
-var decisionOverrides = map[string]string{
-	// D21: in AUTO mode the actor starts on all 10 GPUs of the cluster, and
-	// Megatron refuses a world of 10 with TP 4 (the placement code accepts).
-	"mp_auto": `{"components": {"actor": {"error": {"type": "D21"}}}}`,
+// d21AutoRefuses says whether decision D21 (spec §10) refuses the case
+// where RLinf's placement code accepts it: in AUTO mode (auto_scheduler) of
+// the model-parallel class the Megatron actor starts on every GPU of the
+// cluster, so its TP x PP x CP must divide the cluster's GPU count. A corpus
+// entry that predates the decision carries no `rlsolve` override for it;
+// the decision, not the case's name, gives the expectation.
+func d21AutoRefuses(c *placementCase) bool {
+	cfg := c.ComponentPlacement.Config
+	if c.ComponentPlacement.Class != "ModelParallelComponentPlacement" || !truthy(dig(cfg, "cluster", "auto_scheduler")) {
+		return false
+	}
+	unit := 1
+	for _, k := range []string{"tensor_model_parallel_size", "pipeline_model_parallel_size", "context_parallel_size"} {
+		if n, ok := dig(cfg, "actor", "model", k).(float64); ok && n > 1 {
+			unit *= int(n)
+		}
+	}
+	gpus := 0
+	for _, n := range c.Cluster.Nodes {
+		gpus += n.Accelerators
+	}
+	return gpus%unit != 0
 }
 
-// expectation decodes expect (or the rlsolve override).
+func dig(m map[string]any, path ...string) any {
+	var v any = m
+	for _, k := range path {
+		mm, ok := v.(map[string]any)
+		if !ok {
+			return nil
+		}
+		v = mm[k]
+	}
+	return v
+}
+
+func truthy(v any) bool { b, ok := v.(bool); return ok && b }
+
+// expectation decodes expect (or the rlsolve override, or D21's refusal).
 func expectation(c *placementCase) map[string]any {
 	raw := c.Expect
-	if c.RLsolve != nil {
+	switch {
+	case c.RLsolve != nil:
 		raw = c.RLsolve.Expect
-	} else if o, ok := decisionOverrides[c.Name]; ok {
-		raw = json.RawMessage(o)
+	case d21AutoRefuses(c):
+		raw = json.RawMessage(`{"components": {"actor": {"error": {"type": "D21"}}}}`)
 	}
 	var m map[string]any
 	_ = json.Unmarshal(raw, &m)

@@ -114,7 +114,13 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 		return nil, fmt.Errorf("the keep objective needs a previous plan")
 	}
 	deadline := start.Add(opt.Budget)
+	if err := checkSize(sp, false, opt.Previous); err != nil {
+		return nil, err
+	}
 	if hall(sp, allPresent(sp)) != nil {
+		if err := checkSize(sp, true, nil); err != nil {
+			return nil, err
+		}
 		res.Diagnostics, res.Cores, res.Stats = explain(sp, opt, deadline)
 		res.Stats.Elapsed = time.Since(start)
 		return res, nil
@@ -136,6 +142,9 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	var explained PlaceStats
 	switch st {
 	case unsat:
+		if err := checkSize(sp, true, nil); err != nil {
+			return nil, err
+		}
 		res.Diagnostics, res.Cores, explained = explain(sp, opt, deadline)
 	case unknown:
 		return nil, ErrBudget

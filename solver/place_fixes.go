@@ -57,6 +57,9 @@ func conflictGone(v *rules.Space, core []int, deadline time.Time) bool {
 	if feasible(v, deadline) {
 		return true
 	}
+	if checkSize(v, true, nil) != nil {
+		return false // not verified: not offered
+	}
 	ex := &explainer{sp: v, deadline: deadline, exact: true}
 	_, infeasible := ex.infeasible(core)
 	return !infeasible && ex.exact
@@ -69,7 +72,7 @@ func feasible(sp *rules.Space, deadline time.Time) bool {
 		return false
 	}
 	left := time.Until(deadline)
-	if left <= 0 {
+	if left <= 0 || checkSize(sp, false, nil) != nil {
 		return false
 	}
 	in := newInstance(sp, false)

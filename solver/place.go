@@ -126,9 +126,14 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 		return res, nil
 	}
 	in := newInstance(sp, false)
+	if opt.Objective == ObjectiveSpread {
+		// Spread's first guess meets its counting bound: when it holds, no
+		// call has to prove a bound.
+		in.spreadCap = in.spreadBound()
+	}
 	o := &optimizer{in: in, opt: opt, deadline: deadline, fresh: true}
 	st := unknown
-	if guess, ok := in.guess(nil); ok && opt.Objective != ObjectiveSpread {
+	if guess, ok := in.guess(nil); ok {
 		st = o.try(guess...)
 		o.guessed = st == sat
 		if st != sat {

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"slices"
 	"time"
 
 	"github.com/go-air/gini/z"
@@ -145,7 +146,9 @@ func (o *optimizer) pack() int {
 	return held + o.minimize(x, max(0, lb-held), o.valueOf(x))
 }
 
-// spread minimizes the most devices one component takes on one node.
+// spread minimizes the most devices one component takes on one node:
+// from the counting bound up, each cap is tried as a first-fit guess
+// (propagation only) before any call must prove a cap impossible.
 func (o *optimizer) spread() int {
 	c := o.in.c
 	var counts [][]z.Lit
@@ -168,15 +171,63 @@ func (o *optimizer) spread() int {
 		}
 		return m
 	}
-	hi := o.tighten(1, most(), bound, most)
+	lb := o.in.spreadBound()
+	if !o.guessed || most() > lb {
+		o.spreadGuess(lb+1, most())
+	}
+	hi := o.tighten(lb, most(), bound, most)
 	o.fixed = append(o.fixed, bound(hi))
-	// The lowest devices under the bound, as a guess: when it holds, it is
-	// the placement.
-	o.in.spreadCap = hi
-	if guess, ok := o.in.guess(nil); ok && o.try(guess...) == sat {
-		o.guessed = true
+	if !o.guessed || most() > hi {
+		// The lowest devices under the bound, as a guess: when it holds,
+		// it is the placement.
+		o.in.spreadCap = hi
+		if guess, ok := o.in.guess(nil); ok && o.try(guess...) == sat {
+			o.guessed = true
+		}
 	}
 	return hi
+}
+
+// spreadGuess tries first-fit guesses capped at from, from+1, ... below
+// to, and keeps the first that holds: the search below it starts from a
+// placement as good as counting allows so far.
+func (o *optimizer) spreadGuess(from, to int) {
+	for k := from; k < to; k++ {
+		o.in.spreadCap = k
+		guess, ok := o.in.guess(nil)
+		if !ok {
+			continue
+		}
+		if o.try(guess...) == sat {
+			o.guessed = true
+		}
+		return // held, or the solver refused what first fit allowed: search
+	}
+}
+
+// spreadBound is a lower bound on spread's value: each typed root's count
+// over the blocks it may use, in whole units per block.
+func (in *instance) spreadBound() int {
+	lb := 1
+	for _, v := range in.roots {
+		if v == nil || v.d.Type == "" || v.d.Count <= 0 || v.d.Whole > 0 {
+			continue
+		}
+		blocks := 0
+		for b, ls := range v.lit {
+			if v.inGroup[b] && slices.ContainsFunc(ls, func(m z.Lit) bool { return m != in.c.F }) {
+				blocks++
+			}
+		}
+		u := max(1, v.d.Unit)
+		if v.d.Global {
+			u = 1
+		}
+		if blocks > 0 {
+			lb = max(lb, u*((v.d.Count+blocks*u-1)/(blocks*u)))
+		}
+	}
+	return lb
 }
 
 // keep minimizes the workers of the previous plan that move: first with

@@ -61,7 +61,11 @@ func (o *optimizer) try(extra ...z.Lit) status {
 
 // valueOf is a number's value in the best placement, evaluated from its
 // devices: no search.
-func (o *optimizer) valueOf(x []z.Lit) int {
+func (o *optimizer) valueOf(x []z.Lit) int { return numberIn(o.evalBest(), x) }
+
+// evalBest is every circuit node's value in the best placement: one
+// evaluation serves every number read from it.
+func (o *optimizer) evalBest() []bool {
 	c := o.in.c
 	vs := make([]bool, c.Len())
 	vs[1] = true // the constant node: c.T is its positive literal
@@ -80,6 +84,11 @@ func (o *optimizer) valueOf(x []z.Lit) int {
 		}
 	}
 	c.Eval(vs)
+	return vs
+}
+
+// numberIn reads a number from evaluated circuit values.
+func numberIn(vs []bool, x []z.Lit) int {
 	n := 0
 	for k, b := range x {
 		if vs[b.Var()] == b.IsPos() {
@@ -165,9 +174,9 @@ func (o *optimizer) spread() int {
 		return c.Ands(ls...)
 	}
 	most := func() int {
-		m := 0
+		vs, m := o.evalBest(), 0
 		for _, x := range counts {
-			m = max(m, o.valueOf(x))
+			m = max(m, numberIn(vs, x))
 		}
 		return m
 	}

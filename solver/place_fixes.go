@@ -30,7 +30,8 @@ func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline time.Time) []
 			if autoDemand(sp, i) {
 				continue // AUTO's components fill the cluster: autoFill's count, not a smaller one
 			}
-			if fix, ok := smallerCount(sp, i, gone, deadline); ok {
+			verdict := func(v *rules.Space) (bool, bool) { return conflictVerdict(v, core, deadline) }
+			if fix, ok := smallerCount(sp, i, verdict, deadline); ok {
 				out = append(out, fix)
 			}
 		case rules.FactNodeGroup:
@@ -54,42 +55,53 @@ func demandOf(sp *rules.Space, f int) int {
 // an edited space: the edit removes this conflict, whatever others the
 // config has (each gets its own fixes).
 func conflictGone(v *rules.Space, core []int, deadline time.Time) bool {
-	if feasible(v, deadline) {
-		return true
+	gone, _ := conflictVerdict(v, core, deadline)
+	return gone
+}
+
+// conflictVerdict is conflictGone, and whether a no is proven (sure):
+// a yes is always a placement found, a no may be the budget or the size
+// limit cutting the search.
+func conflictVerdict(v *rules.Space, core []int, deadline time.Time) (gone, sure bool) {
+	ok, sure := feasible(v, deadline)
+	if ok {
+		return true, true
 	}
 	if checkSize(v, true, nil) != nil {
-		return false // not verified: not offered
+		return false, false // not verified: not offered
 	}
 	ex := &explainer{sp: v, deadline: deadline, exact: true}
 	_, infeasible := ex.infeasible(core)
-	return !infeasible && ex.exact
+	return !infeasible && ex.exact, sure || infeasible && ex.exact
 }
 
-// feasible reports whether a space has a placement (the budget running
-// out counts as no).
-func feasible(sp *rules.Space, deadline time.Time) bool {
+// feasible reports whether a space has a placement, and whether the
+// answer is proven (the budget or the size limit cut it: not sure).
+func feasible(sp *rules.Space, deadline time.Time) (ok, sure bool) {
 	if sp.Diagnostics.HasErrors() || hall(sp, allPresent(sp)) != nil {
-		return false
+		return false, true
 	}
 	left := time.Until(deadline)
 	if left <= 0 || checkSize(sp, false, nil) != nil {
-		return false
+		return false, false
 	}
 	in := newInstance(sp, false)
 	if guess, ok := in.guess(nil); ok {
 		in.flush(guess...)
 		in.g.Assume(guess...)
 		if in.g.Try(left) == 1 {
-			return true
+			return true, true
 		}
 		in = afresh(sp)
 	}
 	in.flush()
-	return in.g.Try(time.Until(deadline)) == 1
+	st := in.g.Try(time.Until(deadline))
+	return st == 1, st != 0
 }
 
-// smallerCount is the largest count below the demand's that places.
-func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) bool, deadline time.Time) (model.Fix, bool) {
+// smallerCount is the largest count below the demand's that places; when
+// the budget cut a probe, a count that places, not said to be the largest.
+func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) (bool, bool), deadline time.Time) (model.Fix, bool) {
 	d := sp.Demands[i]
 	cur, unit := d.Count, max(1, d.Unit)
 	if d.Whole > 0 {
@@ -108,13 +120,21 @@ func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) bool, deadline
 		})
 	}
 	lo, hi := 1, cur/unit-1 // in units
-	best := 0
-	for lo <= hi && time.Until(deadline) > 0 {
+	best, most := 0, true
+	for lo <= hi {
+		if time.Until(deadline) <= 0 {
+			most = false
+			break
+		}
 		mid := (lo + hi) / 2
-		if gone(at(mid * unit)) {
+		ok, sure := gone(at(mid * unit))
+		switch {
+		case ok:
 			best, lo = mid, mid+1
-		} else {
+		case sure:
 			hi = mid - 1
+		default: // cut: a smaller count is tried, but best is not the most
+			most, hi = false, mid-1
 		}
 	}
 	if best == 0 {
@@ -126,7 +146,11 @@ func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) bool, deadline
 	if f.Name == "processes" {
 		text, was = n/unit, cur/unit
 	}
-	return model.Fix{Message: fmt.Sprintf("ask for %s: %d instead of %d, the most that fit", f.Name, text, was),
+	claim := "the most that fit"
+	if !most {
+		claim = "which fit (the budget cut the search for a larger count)"
+	}
+	return model.Fix{Message: fmt.Sprintf("ask for %s: %d instead of %d, %s", f.Name, text, was, claim),
 		Edits: []model.Edit{{Span: f.Span, NewText: strconv.Itoa(text)}}}, true
 }
 

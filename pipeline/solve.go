@@ -93,10 +93,18 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 		return s
 	}
 	if !pl.Optimal {
-		o.Diagnostics.Notef(model.NoteSolveBound, cfg.ComponentsSpan, "", "the solver's budget ended the search: this placement holds, but a better one (%s) may exist", pl.Objective)
+		o.Diagnostics.Notef(model.NoteSolveBound, cfg.ComponentsSpan, "", "%s ended the search: this placement holds, but a better one (%s) may exist", cutBy(pl.CutBy), pl.Objective)
 	}
 	s.writeBack(file, data, cfg, opt.Options)
 	return s
+}
+
+// cutBy names the bound that ended a search, as the user sets it.
+func cutBy(bound string) string {
+	if bound == solver.BoundStep {
+		return "one optimizing call's time limit"
+	}
+	return "the solver's budget (--solver-budget)"
 }
 
 // solverStopped says why the solver gave no answer: its time budget ran

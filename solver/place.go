@@ -71,6 +71,12 @@ type Placed struct {
 	Processes int
 }
 
+// The bounds that can end a search, as Placement.CutBy names them.
+const (
+	BoundBudget = "budget" // the whole search's (PlaceOptions.Budget)
+	BoundStep   = "step"   // one optimizing call's (PlaceOptions.Step)
+)
+
 // PlaceStats describe one solve, for benchmarks and --verbose output.
 type PlaceStats struct {
 	Vars, Clauses, Calls int
@@ -85,8 +91,10 @@ type Placement struct {
 	// Value is the objective's value: nodes used (pack), the most devices
 	// of one component on one node (spread), workers moved (keep).
 	Value int
-	// Optimal is false when the budget ended the search for a better one.
+	// Optimal is false when the budget ended the search for a better one;
+	// CutBy then says which bound ended it: BoundBudget or BoundStep.
 	Optimal     bool
+	CutBy       string
 	Stats       PlaceStats
 	Diagnostics model.Diagnostics
 	// Cores are the facts (of the space) of each conflict explained, in

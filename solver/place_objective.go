@@ -33,17 +33,20 @@ type optimizer struct {
 	// fresh is set while the next call may use the whole budget: the
 	// first, and the first on a fresh instance.
 	fresh bool
+	// cutBy is the bound that last cut a call (BoundBudget, BoundStep).
+	cutBy string
 }
 
 // try solves under the fixed bounds and extra; the first call may use
 // the whole budget, the optimizing ones a step each.
 func (o *optimizer) try(extra ...z.Lit) status {
-	left := time.Until(o.deadline)
-	if !o.fresh {
-		left = min(left, o.opt.Step)
+	left, bound := time.Until(o.deadline), BoundBudget
+	if !o.fresh && o.opt.Step < left {
+		left, bound = o.opt.Step, BoundStep
 	}
 	o.fresh = false
 	if left <= 0 {
+		o.cutBy = BoundBudget
 		return unknown
 	}
 	o.in.flush(append(append([]z.Lit(nil), o.fixed...), extra...)...)
@@ -52,6 +55,9 @@ func (o *optimizer) try(extra ...z.Lit) status {
 	o.calls++
 	st := status(o.in.g.Try(left))
 	o.last = st
+	if st == unknown {
+		o.cutBy = bound
+	}
 	if st == sat {
 		o.best = o.in.snapshot()
 		o.guessed = false
@@ -115,6 +121,9 @@ func (o *optimizer) optimize(res *Placement) error {
 		o.lowest()
 	}
 	res.Optimal = o.optimal
+	if !o.optimal {
+		res.CutBy = o.cutBy
+	}
 	return nil
 }
 

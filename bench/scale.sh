@@ -1,7 +1,9 @@
 #!/bin/sh
 # Times `rlsolve solve` at cluster scale beside `check` of the file it
-# writes (same run, same machine), and prints a table: solve's wall time and
-# peak memory, check's, their ratio, and solve's --stats. Each case runs
+# writes (same run, same machine), and prints a table: solve's wall time,
+# CPU time (user + system) and peak memory, check's CPU time and memory,
+# the ratio of the CPU times (steadier than wall time on a shared machine),
+# and solve's --stats. Each case runs
 # under a memory cap (LIMIT_KB, default 6 GB) and a time cap (TIMEOUT, 120
 # s), so a case that blows up prints its exit code, not a crashed machine.
 # Needs Go and GNU time (/usr/bin/time).
@@ -23,14 +25,15 @@ all="pack1024 pack8192 pack65536 spread512 spread4096 spread8192 keep1024 keep40
 cases=${CASES:-$all}
 
 # timed OUT ARGS...: runs rlsolve ARGS under the caps, stdout to OUT; sets
-# code, secs, kb.
+# code, secs (wall), cpu (user + system), kb.
 timed() {
 	out=$1
 	shift
-	(ulimit -v "$limit" && exec timeout "$tmo" /usr/bin/time -f '%e %M' -o "$dir/time" "$bin" "$@") >"$out" 2>"$dir/err"
+	(ulimit -v "$limit" && exec timeout "$tmo" /usr/bin/time -f '%e %U %S %M' -o "$dir/time" "$bin" "$@") >"$out" 2>"$dir/err"
 	code=$?
-	secs=$(tail -n 1 "$dir/time" 2>/dev/null | cut -d' ' -f1)
-	kb=$(tail -n 1 "$dir/time" 2>/dev/null | cut -d' ' -f2)
+	last=$(tail -n 1 "$dir/time" 2>/dev/null)
+	set -- $last
+	secs=${1:-0} cpu=$(awk -v u="${2:-0}" -v s="${3:-0}" 'BEGIN { printf "%.2f", u + s }') kb=${4:-0}
 }
 
 # spec FILE NODES [solvespec flags]: writes a requirement file.
@@ -45,19 +48,19 @@ row() {
 	name=$1 file=$2
 	shift 2
 	timed "$dir/solved.yaml" solve "$file" --gpus-per-node 8 --stats "$@"
-	scode=$code ssecs=$secs skb=$kb
+	scode=$code ssecs=$secs scpu=$cpu skb=$kb
 	stats=$(sed -n 's/^solve: \(.*\)$/\1/p' "$dir/err" | head -n 1)
 	if [ "$scode" -ne 0 ]; then
 		reason=$(grep -m 1 -E '^(error|fatal|panic|runtime)' "$dir/err" | cut -c1-70)
-		printf '%-12s %5s %9s %8s  %9s %8s %7s  %s\n' "$name" "$scode" "$ssecs" "$((skb / 1024))M" - - - "$reason"
+		printf '%-12s %5s %7s %7s %7s  %7s %7s %7s  %s\n' "$name" "$scode" "$ssecs" "$scpu" "$((skb / 1024))M" - - - "$reason"
 		return
 	fi
 	timed /dev/null check "$dir/solved.yaml" --gpus-per-node 8
-	ratio=$(awk -v a="$ssecs" -v b="$secs" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }')
-	printf '%-12s %5s %9s %8s  %9s %8s %7s  %s\n' "$name" "$scode" "$ssecs" "$((skb / 1024))M" "$secs" "$((kb / 1024))M" "$ratio" "$stats"
+	ratio=$(awk -v a="$scpu" -v b="$cpu" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }')
+	printf '%-12s %5s %7s %7s %7s  %7s %7s %7s  %s\n' "$name" "$scode" "$ssecs" "$scpu" "$((skb / 1024))M" "$cpu" "$((kb / 1024))M" "$ratio" "$stats"
 }
 
-printf '%-12s %5s %9s %8s  %9s %8s %7s  %s\n' case exit "solve s" "solve" "check s" check ratio "--stats"
+printf '%-12s %5s %7s %7s %7s  %7s %7s %7s  %s\n' case exit "wall s" "cpu s" memory "check" memory "cpu x" "--stats"
 for c in $cases; do
 	case $c in
 	pack*)

@@ -121,7 +121,7 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	if opt.Objective == ObjectiveKeep && opt.Previous == nil {
 		return nil, fmt.Errorf("the keep objective needs a previous plan")
 	}
-	deadline := start.Add(opt.Budget)
+	deadline := cpuDeadlineIn(opt.Budget)
 	if err := checkSize(sp, false, opt.Previous); err != nil {
 		return nil, err
 	}

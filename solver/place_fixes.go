@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/rules"
@@ -14,10 +13,10 @@ import (
 // placeable: the count that makes AUTO mode's components fill the cluster,
 // a smaller count, another node group. Each is kept only when re-solving
 // the edited space finds a placement.
-func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline time.Time) []model.Fix {
+func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline cpuDeadline) []model.Fix {
 	out := autoFill(sp, core, func(v *rules.Space) bool { return conflictGone(v, core, deadline) })
 	for _, f := range byPosition(sp, core) {
-		if len(out) >= 3 || time.Until(deadline) <= 0 {
+		if len(out) >= 3 || deadline.left() <= 0 {
 			break
 		}
 		i := demandOf(sp, f)
@@ -54,7 +53,7 @@ func demandOf(sp *rules.Space, f int) int {
 // conflictGone reports whether the facts of a conflict hold together in
 // an edited space: the edit removes this conflict, whatever others the
 // config has (each gets its own fixes).
-func conflictGone(v *rules.Space, core []int, deadline time.Time) bool {
+func conflictGone(v *rules.Space, core []int, deadline cpuDeadline) bool {
 	gone, _ := conflictVerdict(v, core, deadline)
 	return gone
 }
@@ -62,7 +61,7 @@ func conflictGone(v *rules.Space, core []int, deadline time.Time) bool {
 // conflictVerdict is conflictGone, and whether a no is proven (sure):
 // a yes is always a placement found, a no may be the budget or the size
 // limit cutting the search.
-func conflictVerdict(v *rules.Space, core []int, deadline time.Time) (gone, sure bool) {
+func conflictVerdict(v *rules.Space, core []int, deadline cpuDeadline) (gone, sure bool) {
 	ok, sure := feasible(v, deadline)
 	if ok {
 		return true, true
@@ -77,11 +76,11 @@ func conflictVerdict(v *rules.Space, core []int, deadline time.Time) (gone, sure
 
 // feasible reports whether a space has a placement, and whether the
 // answer is proven (the budget or the size limit cut it: not sure).
-func feasible(sp *rules.Space, deadline time.Time) (ok, sure bool) {
+func feasible(sp *rules.Space, deadline cpuDeadline) (ok, sure bool) {
 	if sp.Diagnostics.HasErrors() || hall(sp, allPresent(sp)) != nil {
 		return false, true
 	}
-	left := time.Until(deadline)
+	left := deadline.left()
 	if left <= 0 || checkSize(sp, false, nil) != nil {
 		return false, false
 	}
@@ -89,19 +88,19 @@ func feasible(sp *rules.Space, deadline time.Time) (ok, sure bool) {
 	if guess, ok := in.guess(nil); ok {
 		in.flush(guess...)
 		in.g.Assume(guess...)
-		if in.g.Try(left) == 1 {
+		if solveFor(in.g, left) == 1 {
 			return true, true
 		}
 		in = afresh(sp)
 	}
 	in.flush()
-	st := in.g.Try(time.Until(deadline))
+	st := solveFor(in.g, deadline.left())
 	return st == 1, st != 0
 }
 
 // smallerCount is the largest count below the demand's that places; when
 // the budget cut a probe, a count that places, not said to be the largest.
-func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) (bool, bool), deadline time.Time) (model.Fix, bool) {
+func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) (bool, bool), deadline cpuDeadline) (model.Fix, bool) {
 	d := sp.Demands[i]
 	cur, unit := d.Count, max(1, d.Unit)
 	if d.Whole > 0 {
@@ -122,7 +121,7 @@ func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) (bool, bool), 
 	lo, hi := 1, cur/unit-1 // in units
 	best, most := 0, true
 	for lo <= hi {
-		if time.Until(deadline) <= 0 {
+		if deadline.left() <= 0 {
 			most = false
 			break
 		}
@@ -155,11 +154,11 @@ func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) (bool, bool), 
 }
 
 // otherGroups are the node groups of the demand's type where it places.
-func otherGroups(sp *rules.Space, i, limit int, gone func(*rules.Space) bool, deadline time.Time) []model.Fix {
+func otherGroups(sp *rules.Space, i, limit int, gone func(*rules.Space) bool, deadline cpuDeadline) []model.Fix {
 	d := sp.Demands[i]
 	var out []model.Fix
 	for _, l := range sp.Labels() {
-		if len(out) >= limit || time.Until(deadline) <= 0 || slices.Equal(d.Labels, []string{l}) || !model.PlainWord(l) {
+		if len(out) >= limit || deadline.left() <= 0 || slices.Equal(d.Labels, []string{l}) || !model.PlainWord(l) {
 			continue
 		}
 		blocks, ok := sp.GroupBlocks(l, d.Type)

@@ -34,7 +34,7 @@ func TestSmallerCountAfterCut(t *testing.T) {
 			}
 			return n <= c.fits, true
 		}
-		fix, ok := smallerCount(sp, 0, verdict, time.Now().Add(time.Minute))
+		fix, ok := smallerCount(sp, 0, verdict, cpuDeadlineIn(time.Minute))
 		if !ok || !strings.Contains(fix.Message, c.want) {
 			t.Errorf("%s: fix %q (%v), want %q; asked %v", c.name, fix.Message, ok, c.want, asked)
 		}

@@ -2,7 +2,6 @@ package solver
 
 import (
 	"slices"
-	"time"
 
 	"github.com/go-air/gini/z"
 )
@@ -21,7 +20,7 @@ const (
 type optimizer struct {
 	in       *instance
 	opt      PlaceOptions
-	deadline time.Time
+	deadline cpuDeadline
 	fixed    []z.Lit
 	best     [][]bool
 	calls    int
@@ -40,7 +39,7 @@ type optimizer struct {
 // try solves under the fixed bounds and extra; the first call may use
 // the whole budget, the optimizing ones a step each.
 func (o *optimizer) try(extra ...z.Lit) status {
-	left, bound := time.Until(o.deadline), BoundBudget
+	left, bound := o.deadline.left(), BoundBudget
 	if !o.fresh && o.opt.Step < left {
 		left, bound = o.opt.Step, BoundStep
 	}
@@ -53,7 +52,7 @@ func (o *optimizer) try(extra ...z.Lit) status {
 	o.in.g.Assume(o.fixed...)
 	o.in.g.Assume(extra...)
 	o.calls++
-	st := status(o.in.g.Try(left))
+	st := status(solveFor(o.in.g, left))
 	o.last = st
 	if st == unknown {
 		o.cutBy = bound

@@ -91,3 +91,48 @@ func TestPlaceRefusesOverSize(t *testing.T) {
 		t.Errorf("12 components on 1,024 nodes: estimate %d, over the limit %d", size, MaxInstance)
 	}
 }
+
+// spaceOf is the space of a component_placement body on nodes of 8 GPUs.
+func spaceOf(t testing.TB, nodes int, components string) *rules.Space {
+	text := fmt.Sprintf("cluster:\n  num_nodes: %d\n  component_placement:\n%s", nodes, components)
+	cfg, ds := grammar.LoadConfig("spread.yaml", []byte(text), grammar.DefaultLimits)
+	if cfg == nil || ds.HasErrors() {
+		t.Fatalf("config: %v", ds)
+	}
+	inv := &model.Inventory{}
+	for i := 0; i < nodes; i++ {
+		inv.Nodes = append(inv.Nodes, model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: 8})
+	}
+	return rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
+}
+
+// TestSpreadBound: spread's counting bound is each component's count over
+// its blocks in whole units, the largest of them; the placement found
+// meets it where first fit under it holds, and never beats it.
+func TestSpreadBound(t *testing.T) {
+	cases := []struct {
+		name       string
+		nodes      int
+		components string
+		bound      int
+		value      int // the optimum
+	}{
+		{"even", 4, "    a: {gpus: 12}\n", 3, 3},
+		{"units round up", 16, "    a: {gpus: 36, gpus_per_process: 2}\n", 4, 4},
+		{"the largest", 16, "    a: {gpus: 75, gpus_per_process: 5}\n    b: {gpus: 20}\n", 5, 5},
+		{"not met", 3, "    a: {gpus: 10, gpus_per_process: 5}\n    b: {gpus: 12, gpus_per_process: 2}\n", 5, 8},
+	}
+	for _, c := range cases {
+		sp := spaceOf(t, c.nodes, c.components)
+		if got := newInstance(sp, false).spreadBound(); got != c.bound {
+			t.Errorf("%s: bound %d, want %d", c.name, got, c.bound)
+		}
+		res, err := Place(sp, PlaceOptions{Objective: ObjectiveSpread})
+		if err != nil || res.Diagnostics.HasErrors() {
+			t.Fatalf("%s: %v %v", c.name, err, res.Diagnostics)
+		}
+		if res.Value != c.value || !res.Optimal {
+			t.Errorf("%s: value %d (optimal %v), want %d", c.name, res.Value, res.Optimal, c.value)
+		}
+	}
+}

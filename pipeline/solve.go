@@ -89,9 +89,7 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: o.Class, Without: opt.Without, Memory: mem, Counts: s.costCounts(file, data, cfg, inv, opt)})
 	pl, err := solver.Place(sp, solver.PlaceOptions{Objective: opt.Objective, Previous: opt.Previous, Budget: opt.SolverBudget, Step: opt.Step, MaxConflicts: opt.MaxConflicts})
 	if err != nil {
-		o.Diagnostics.Errorf(model.CodeSolverBudget, cfg.ComponentsSpan, "", "the solver stopped: %v", err).Help =
-			[]model.Fix{{Message: "raise --solver-budget"}}
-		o.Budget = true
+		solverStopped(o, cfg, err)
 		return s
 	}
 	s.Placement = pl
@@ -100,10 +98,34 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 		return s
 	}
 	if !pl.Optimal {
-		o.Diagnostics.Notef(model.NoteSolveBound, cfg.ComponentsSpan, "", "the solver's budget ended the search: this placement holds, but a better one (%s) may exist", pl.Objective)
+		o.Diagnostics.Notef(model.NoteSolveBound, cfg.ComponentsSpan, "", "%s ended the search: this placement holds, but a better one (%s) may exist", cutBy(pl.CutBy), pl.Objective)
 	}
 	s.writeBack(file, data, cfg, opt.Options)
 	return s
+}
+
+// cutBy names the bound that ended a search, as the user sets it.
+func cutBy(bound string) string {
+	if bound == solver.BoundStep {
+		return "one optimizing call's time limit"
+	}
+	return "the solver's budget (--solver-budget)"
+}
+
+// solverStopped says why the solver gave no answer: its time budget ran
+// out, or the instance would be too large to build (refused before it is
+// allocated, rather than run out of memory).
+func solverStopped(o *Outcome, cfg *model.Config, err error) {
+	o.Budget = true
+	var big *solver.SizeError
+	if errors.As(err, &big) {
+		d := o.Diagnostics.Errorf(model.CodeSolverBudget, cfg.ComponentsSpan, "", "the solver stopped before building its instance: %v", err)
+		d.Why = "Each component may take any device of its node groups, and every two components that may take one device need a clause for it: the instance grows with the components squared times the devices."
+		d.Help = []model.Fix{{Message: "give components node groups of their own (node_group), or write the placement of the largest ones"}}
+		return
+	}
+	o.Diagnostics.Errorf(model.CodeSolverBudget, cfg.ComponentsSpan, "", "the solver stopped: %v", err).Help =
+		[]model.Fix{{Message: "raise --solver-budget"}}
 }
 
 // costCounts asks the cost model for the counts of `gpus: auto`, and

@@ -313,11 +313,14 @@ func TestSolveMemoryConflict(t *testing.T) {
 // TestSolveBudgetNote: a search the budget cuts still gives a valid
 // placement, and says it may not be the best.
 func TestSolveBudgetNote(t *testing.T) {
+	// Spread's counting bound (5: the actor's processes of 5) is not met:
+	// the rollout's engines of 2 fit only 2 beside the actor on a node, so
+	// 6 is the best, and proving it needs a call that the step cuts.
 	yaml := `cluster:
   num_nodes: 16
   component_placement:
-    actor: {gpus: 40, gpus_per_process: 4}
-    rollout: {gpus: 20}
+    actor: {gpus: 75, gpus_per_process: 5}
+    rollout: {gpus: 36, gpus_per_process: 2}
 `
 	s := pipeline.Solve("t.yaml", []byte(yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: solveInv(slices.Repeat([]int{8}, 16)...)},
 		Objective: solver.ObjectiveSpread, Step: time.Nanosecond})
@@ -326,7 +329,7 @@ func TestSolveBudgetNote(t *testing.T) {
 	}
 	found := false
 	for _, d := range s.Diagnostics {
-		found = found || d.Code == model.NoteSolveBound
+		found = found || d.Code == model.NoteSolveBound && strings.HasPrefix(d.Summary, "one optimizing call's time limit ended the search")
 	}
 	if !found || s.Placement.Optimal {
 		t.Errorf("no RLS-N1101 note (optimal %v): %v", s.Placement.Optimal, summaries(s.Diagnostics))

@@ -53,7 +53,7 @@ type Result struct {
 func Check(set *rules.Set, opt Options) (*Result, error) {
 	opt.defaults()
 	start := time.Now()
-	deadline := start.Add(opt.Budget)
+	deadline := cpuDeadlineIn(opt.Budget)
 	p := newProblem(set)
 	for _, inst := range set.Rules {
 		p.evals++
@@ -77,7 +77,7 @@ func Check(set *rules.Set, opt Options) (*Result, error) {
 
 // describe renders a conflict: the violation of its facts, each fact a
 // labelled span, and the fixes that re-solving confirms.
-func describe(set *rules.Set, c conflict, found int, opt Options, deadline time.Time) model.Diagnostic {
+func describe(set *rules.Set, c conflict, found int, opt Options, deadline cpuDeadline) model.Diagnostic {
 	in := make(map[int]bool, len(c.facts))
 	for _, f := range c.facts {
 		in[f] = true
@@ -166,17 +166,17 @@ func pickPrimary(v *rules.Violation, in map[int]bool) int {
 
 // verifiedFixes keeps up to three candidate fixes whose edited input no
 // longer has this conflict and has fewer conflicts than before.
-func verifiedFixes(v *rules.Violation, d model.Diagnostic, found int, opt Options, deadline time.Time) []model.Fix {
+func verifiedFixes(v *rules.Violation, d model.Diagnostic, found int, opt Options, deadline cpuDeadline) []model.Fix {
 	var out []model.Fix
 	for _, cf := range v.Fixes {
-		if len(out) == 3 || time.Until(deadline) <= 0 {
+		if len(out) == 3 || deadline.left() <= 0 {
 			break
 		}
 		fix, next, ok := cf()
 		if !ok {
 			continue
 		}
-		res, err := Check(next, Options{MaxConflicts: opt.MaxConflicts, Budget: time.Until(deadline), NoFixes: true})
+		res, err := Check(next, Options{MaxConflicts: opt.MaxConflicts, Budget: deadline.left(), NoFixes: true})
 		if err != nil {
 			continue
 		}

@@ -165,7 +165,7 @@ func TestMemoryConflictsMinimal(t *testing.T) {
 				fresh.add(inst)
 			}
 		}
-		conflicts, err := p.solve(20, time.Now().Add(10*time.Second))
+		conflicts, err := p.solve(20, cpuDeadlineIn(10*time.Second))
 		if err != nil || len(conflicts) == 0 {
 			t.Fatalf("solve: %v, %d conflicts", err, len(conflicts))
 		}

@@ -51,7 +51,7 @@ func musAssume(t *testing.T, p *problem, ri int, facts []int) int {
 	for _, f := range facts {
 		assume = append(assume, p.sel[f])
 	}
-	res, err := p.try(assume, p.rules[ri:ri+1], time.Now().Add(10*time.Second))
+	res, err := p.try(assume, p.rules[ri:ri+1], cpuDeadlineIn(10*time.Second))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -63,7 +63,7 @@ func musAssume(t *testing.T, p *problem, ri int, facts []int) int {
 func musCheck(t *testing.T, yaml string, cfg *model.Config, inv *model.Inventory, mp bool) int {
 	t.Helper()
 	solved := musProblem(cfg, inv, mp)
-	conflicts, err := solved.solve(20, time.Now().Add(10*time.Second))
+	conflicts, err := solved.solve(20, cpuDeadlineIn(10*time.Second))
 	if err != nil {
 		t.Fatalf("solve: %v\n%s", err, yaml)
 	}

@@ -71,6 +71,12 @@ type Placed struct {
 	Processes int
 }
 
+// The bounds that can end a search, as Placement.CutBy names them.
+const (
+	BoundBudget = "budget" // the whole search's (PlaceOptions.Budget)
+	BoundStep   = "step"   // one optimizing call's (PlaceOptions.Step)
+)
+
 // PlaceStats describe one solve, for benchmarks and --verbose output.
 type PlaceStats struct {
 	Vars, Clauses, Calls int
@@ -85,8 +91,10 @@ type Placement struct {
 	// Value is the objective's value: nodes used (pack), the most devices
 	// of one component on one node (spread), workers moved (keep).
 	Value int
-	// Optimal is false when the budget ended the search for a better one.
+	// Optimal is false when the budget ended the search for a better one;
+	// CutBy then says which bound ended it: BoundBudget or BoundStep.
 	Optimal     bool
+	CutBy       string
 	Stats       PlaceStats
 	Diagnostics model.Diagnostics
 	// Cores are the facts (of the space) of each conflict explained, in
@@ -113,16 +121,27 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	if opt.Objective == ObjectiveKeep && opt.Previous == nil {
 		return nil, fmt.Errorf("the keep objective needs a previous plan")
 	}
-	deadline := start.Add(opt.Budget)
+	deadline := cpuDeadlineIn(opt.Budget)
+	if err := checkSize(sp, false, opt.Previous); err != nil {
+		return nil, err
+	}
 	if hall(sp, allPresent(sp)) != nil {
+		if err := checkSize(sp, true, nil); err != nil {
+			return nil, err
+		}
 		res.Diagnostics, res.Cores, res.Stats = explain(sp, opt, deadline)
 		res.Stats.Elapsed = time.Since(start)
 		return res, nil
 	}
 	in := newInstance(sp, false)
+	if opt.Objective == ObjectiveSpread {
+		// Spread's first guess meets its counting bound: when it holds, no
+		// call has to prove a bound.
+		in.spreadCap = in.spreadBound()
+	}
 	o := &optimizer{in: in, opt: opt, deadline: deadline, fresh: true}
 	st := unknown
-	if guess, ok := in.guess(nil); ok && opt.Objective != ObjectiveSpread {
+	if guess, ok := in.guess(nil); ok {
 		st = o.try(guess...)
 		o.guessed = st == sat
 		if st != sat {
@@ -136,6 +155,9 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	var explained PlaceStats
 	switch st {
 	case unsat:
+		if err := checkSize(sp, true, nil); err != nil {
+			return nil, err
+		}
 		res.Diagnostics, res.Cores, explained = explain(sp, opt, deadline)
 	case unknown:
 		return nil, ErrBudget

@@ -55,7 +55,11 @@ type demandVars struct {
 }
 
 func newInstance(sp *rules.Space, explain bool) *instance {
-	in := &instance{sp: sp, c: logic.NewCCap(1 << 12), g: gini.New(), explain: explain}
+	// Sized from the estimate (about a quarter of it variables, half of
+	// it clauses): growing gini's arrays one doubling at a time copied
+	// them over and over.
+	est, _, _ := estimate(sp, explain, 0)
+	in := &instance{sp: sp, c: logic.NewCCap(max(1<<12, est/4)), g: gini.NewVc(max(1<<12, est/4), max(1<<12, est/2)), explain: explain}
 	in.sel = make([]z.Lit, len(sp.Facts))
 	for f := range in.sel {
 		in.sel[f] = in.c.T

@@ -3,7 +3,6 @@ package solver
 import (
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/go-air/gini/z"
 	"github.com/rlsolve/rlsolve/model"
@@ -16,7 +15,7 @@ import (
 type explainer struct {
 	sp       *rules.Space
 	in       *instance
-	deadline time.Time
+	deadline cpuDeadline
 	// exact is false once the budget cut a minimization: the set is still
 	// a conflict, maybe not a minimal one.
 	exact bool
@@ -25,7 +24,7 @@ type explainer struct {
 
 // explain returns one diagnostic per independent conflict, the
 // conflicts' facts, and the size of the search.
-func explain(sp *rules.Space, opt PlaceOptions, deadline time.Time) (model.Diagnostics, [][]int, PlaceStats) {
+func explain(sp *rules.Space, opt PlaceOptions, deadline cpuDeadline) (model.Diagnostics, [][]int, PlaceStats) {
 	ex := &explainer{sp: sp, deadline: deadline, exact: true}
 	allowed := make([]bool, len(sp.Facts))
 	for f := range allowed {
@@ -79,7 +78,7 @@ func (ex *explainer) sat(present []bool) (status, []int) {
 	if ex.in == nil {
 		ex.in = newInstance(ex.sp, true)
 	}
-	left := time.Until(ex.deadline)
+	left := ex.deadline.left()
 	if left <= 0 {
 		return unknown, nil
 	}
@@ -98,14 +97,14 @@ func (ex *explainer) sat(present []bool) (status, []int) {
 		ex.in.g.Assume(assume...)
 		ex.in.g.Assume(guess...)
 		ex.calls++
-		if ex.in.g.Try(left) == 1 {
+		if solveFor(ex.in.g, left) == 1 {
 			return sat, nil
 		}
 	}
 	ex.in.flush(assume...)
 	ex.in.g.Assume(assume...)
 	ex.calls++
-	st := status(ex.in.g.Try(left))
+	st := status(solveFor(ex.in.g, left))
 	if st != unsat {
 		return st, nil
 	}
@@ -156,7 +155,7 @@ func (ex *explainer) minimize(core []int) []int {
 
 // describe renders a conflict: its facts, located, what the counting says
 // when it applies, and fixes that re-solving confirms.
-func (ex *explainer) describe(core []int, opt PlaceOptions, deadline time.Time) model.Diagnostic {
+func (ex *explainer) describe(core []int, opt PlaceOptions, deadline cpuDeadline) model.Diagnostic {
 	sp := ex.sp
 	facts := byPosition(sp, core)
 	present := make([]bool, len(sp.Facts))

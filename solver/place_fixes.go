@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"slices"
 	"strconv"
-	"time"
 
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/rules"
@@ -14,10 +13,10 @@ import (
 // placeable: the count that makes AUTO mode's components fill the cluster,
 // a smaller count, another node group. Each is kept only when re-solving
 // the edited space finds a placement.
-func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline time.Time) []model.Fix {
+func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline cpuDeadline) []model.Fix {
 	out := autoFill(sp, core, func(v *rules.Space) bool { return conflictGone(v, core, deadline) })
 	for _, f := range byPosition(sp, core) {
-		if len(out) >= 3 || time.Until(deadline) <= 0 {
+		if len(out) >= 3 || deadline.left() <= 0 {
 			break
 		}
 		i := demandOf(sp, f)
@@ -30,7 +29,8 @@ func fixes(sp *rules.Space, core []int, opt PlaceOptions, deadline time.Time) []
 			if autoDemand(sp, i) {
 				continue // AUTO's components fill the cluster: autoFill's count, not a smaller one
 			}
-			if fix, ok := smallerCount(sp, i, gone, deadline); ok {
+			verdict := func(v *rules.Space) (bool, bool) { return conflictVerdict(v, core, deadline) }
+			if fix, ok := smallerCount(sp, i, verdict, deadline); ok {
 				out = append(out, fix)
 			}
 		case rules.FactNodeGroup:
@@ -53,40 +53,54 @@ func demandOf(sp *rules.Space, f int) int {
 // conflictGone reports whether the facts of a conflict hold together in
 // an edited space: the edit removes this conflict, whatever others the
 // config has (each gets its own fixes).
-func conflictGone(v *rules.Space, core []int, deadline time.Time) bool {
-	if feasible(v, deadline) {
-		return true
+func conflictGone(v *rules.Space, core []int, deadline cpuDeadline) bool {
+	gone, _ := conflictVerdict(v, core, deadline)
+	return gone
+}
+
+// conflictVerdict is conflictGone, and whether a no is proven (sure):
+// a yes is always a placement found, a no may be the budget or the size
+// limit cutting the search.
+func conflictVerdict(v *rules.Space, core []int, deadline cpuDeadline) (gone, sure bool) {
+	ok, sure := feasible(v, deadline)
+	if ok {
+		return true, true
+	}
+	if checkSize(v, true, nil) != nil {
+		return false, false // not verified: not offered
 	}
 	ex := &explainer{sp: v, deadline: deadline, exact: true}
 	_, infeasible := ex.infeasible(core)
-	return !infeasible && ex.exact
+	return !infeasible && ex.exact, sure || infeasible && ex.exact
 }
 
-// feasible reports whether a space has a placement (the budget running
-// out counts as no).
-func feasible(sp *rules.Space, deadline time.Time) bool {
+// feasible reports whether a space has a placement, and whether the
+// answer is proven (the budget or the size limit cut it: not sure).
+func feasible(sp *rules.Space, deadline cpuDeadline) (ok, sure bool) {
 	if sp.Diagnostics.HasErrors() || hall(sp, allPresent(sp)) != nil {
-		return false
+		return false, true
 	}
-	left := time.Until(deadline)
-	if left <= 0 {
-		return false
+	left := deadline.left()
+	if left <= 0 || checkSize(sp, false, nil) != nil {
+		return false, false
 	}
 	in := newInstance(sp, false)
 	if guess, ok := in.guess(nil); ok {
 		in.flush(guess...)
 		in.g.Assume(guess...)
-		if in.g.Try(left) == 1 {
-			return true
+		if solveFor(in.g, left) == 1 {
+			return true, true
 		}
 		in = afresh(sp)
 	}
 	in.flush()
-	return in.g.Try(time.Until(deadline)) == 1
+	st := solveFor(in.g, deadline.left())
+	return st == 1, st != 0
 }
 
-// smallerCount is the largest count below the demand's that places.
-func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) bool, deadline time.Time) (model.Fix, bool) {
+// smallerCount is the largest count below the demand's that places; when
+// the budget cut a probe, a count that places, not said to be the largest.
+func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) (bool, bool), deadline cpuDeadline) (model.Fix, bool) {
 	d := sp.Demands[i]
 	cur, unit := d.Count, max(1, d.Unit)
 	if d.Whole > 0 {
@@ -105,13 +119,21 @@ func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) bool, deadline
 		})
 	}
 	lo, hi := 1, cur/unit-1 // in units
-	best := 0
-	for lo <= hi && time.Until(deadline) > 0 {
+	best, most := 0, true
+	for lo <= hi {
+		if deadline.left() <= 0 {
+			most = false
+			break
+		}
 		mid := (lo + hi) / 2
-		if gone(at(mid * unit)) {
+		ok, sure := gone(at(mid * unit))
+		switch {
+		case ok:
 			best, lo = mid, mid+1
-		} else {
+		case sure:
 			hi = mid - 1
+		default: // cut: a smaller count is tried, but best is not the most
+			most, hi = false, mid-1
 		}
 	}
 	if best == 0 {
@@ -123,16 +145,20 @@ func smallerCount(sp *rules.Space, i int, gone func(*rules.Space) bool, deadline
 	if f.Name == "processes" {
 		text, was = n/unit, cur/unit
 	}
-	return model.Fix{Message: fmt.Sprintf("ask for %s: %d instead of %d, the most that fit", f.Name, text, was),
+	claim := "the most that fit"
+	if !most {
+		claim = "which fit (the budget cut the search for a larger count)"
+	}
+	return model.Fix{Message: fmt.Sprintf("ask for %s: %d instead of %d, %s", f.Name, text, was, claim),
 		Edits: []model.Edit{{Span: f.Span, NewText: strconv.Itoa(text)}}}, true
 }
 
 // otherGroups are the node groups of the demand's type where it places.
-func otherGroups(sp *rules.Space, i, limit int, gone func(*rules.Space) bool, deadline time.Time) []model.Fix {
+func otherGroups(sp *rules.Space, i, limit int, gone func(*rules.Space) bool, deadline cpuDeadline) []model.Fix {
 	d := sp.Demands[i]
 	var out []model.Fix
 	for _, l := range sp.Labels() {
-		if len(out) >= limit || time.Until(deadline) <= 0 || slices.Equal(d.Labels, []string{l}) || !model.PlainWord(l) {
+		if len(out) >= limit || deadline.left() <= 0 || slices.Equal(d.Labels, []string{l}) || !model.PlainWord(l) {
 			continue
 		}
 		blocks, ok := sp.GroupBlocks(l, d.Type)

@@ -262,6 +262,15 @@ func (hs *hallSet) together(set []*hallRoot) *shortfall {
 			sep = append(sep, f)
 		}
 	}
+	need, widest := 0, 0
+	for _, r := range set {
+		need, widest = need+r.need, max(widest, len(r.free))
+	}
+	if need <= widest {
+		// The union holds at least the widest root's devices: no shortfall,
+		// and no union to build (thousands of subsets of a large cluster).
+		return nil
+	}
 	union := map[rules.Device]bool{}
 	shape := map[rules.Device][]int{}
 	s := &shortfall{unit: model.HardwareUnit(set[0].d.Type)}

@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math/bits"
 	"sort"
 	"strings"
 
@@ -245,12 +246,17 @@ func (v *demandVars) prefixCounts(in *instance, at []int) map[int][]z.Lit {
 	out := map[int][]z.Lit{}
 	var run []z.Lit
 	next := 0
+	// The sum never exceeds the root's positions: bits past that many are
+	// false, and kept, each add would widen the sum by its carry, making
+	// the counters quadratic in the workers.
+	width := bits.Len(uint(len(flat)))
 	for _, p := range at {
 		if _, ok := out[p]; ok {
 			continue
 		}
 		if p > next {
 			run = add(in.c, run, popcount(in.c, flat[next:p]))
+			run = run[:min(len(run), width)]
 			next = p
 		}
 		out[p] = run

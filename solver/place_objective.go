@@ -1,7 +1,7 @@
 package solver
 
 import (
-	"time"
+	"slices"
 
 	"github.com/go-air/gini/z"
 )
@@ -20,7 +20,7 @@ const (
 type optimizer struct {
 	in       *instance
 	opt      PlaceOptions
-	deadline time.Time
+	deadline cpuDeadline
 	fixed    []z.Lit
 	best     [][]bool
 	calls    int
@@ -32,25 +32,31 @@ type optimizer struct {
 	// fresh is set while the next call may use the whole budget: the
 	// first, and the first on a fresh instance.
 	fresh bool
+	// cutBy is the bound that last cut a call (BoundBudget, BoundStep).
+	cutBy string
 }
 
 // try solves under the fixed bounds and extra; the first call may use
 // the whole budget, the optimizing ones a step each.
 func (o *optimizer) try(extra ...z.Lit) status {
-	left := time.Until(o.deadline)
-	if !o.fresh {
-		left = min(left, o.opt.Step)
+	left, bound := o.deadline.left(), BoundBudget
+	if !o.fresh && o.opt.Step < left {
+		left, bound = o.opt.Step, BoundStep
 	}
 	o.fresh = false
 	if left <= 0 {
+		o.cutBy = BoundBudget
 		return unknown
 	}
 	o.in.flush(append(append([]z.Lit(nil), o.fixed...), extra...)...)
 	o.in.g.Assume(o.fixed...)
 	o.in.g.Assume(extra...)
 	o.calls++
-	st := status(o.in.g.Try(left))
+	st := status(solveFor(o.in.g, left))
 	o.last = st
+	if st == unknown {
+		o.cutBy = bound
+	}
 	if st == sat {
 		o.best = o.in.snapshot()
 		o.guessed = false
@@ -60,7 +66,11 @@ func (o *optimizer) try(extra ...z.Lit) status {
 
 // valueOf is a number's value in the best placement, evaluated from its
 // devices: no search.
-func (o *optimizer) valueOf(x []z.Lit) int {
+func (o *optimizer) valueOf(x []z.Lit) int { return numberIn(o.evalBest(), x) }
+
+// evalBest is every circuit node's value in the best placement: one
+// evaluation serves every number read from it.
+func (o *optimizer) evalBest() []bool {
 	c := o.in.c
 	vs := make([]bool, c.Len())
 	vs[1] = true // the constant node: c.T is its positive literal
@@ -79,6 +89,11 @@ func (o *optimizer) valueOf(x []z.Lit) int {
 		}
 	}
 	c.Eval(vs)
+	return vs
+}
+
+// numberIn reads a number from evaluated circuit values.
+func numberIn(vs []bool, x []z.Lit) int {
 	n := 0
 	for k, b := range x {
 		if vs[b.Var()] == b.IsPos() {
@@ -105,6 +120,9 @@ func (o *optimizer) optimize(res *Placement) error {
 		o.lowest()
 	}
 	res.Optimal = o.optimal
+	if !o.optimal {
+		res.CutBy = o.cutBy
+	}
 	return nil
 }
 
@@ -145,7 +163,9 @@ func (o *optimizer) pack() int {
 	return held + o.minimize(x, max(0, lb-held), o.valueOf(x))
 }
 
-// spread minimizes the most devices one component takes on one node.
+// spread minimizes the most devices one component takes on one node:
+// from the counting bound up, each cap is tried as a first-fit guess
+// (propagation only) before any call must prove a cap impossible.
 func (o *optimizer) spread() int {
 	c := o.in.c
 	var counts [][]z.Lit
@@ -162,21 +182,69 @@ func (o *optimizer) spread() int {
 		return c.Ands(ls...)
 	}
 	most := func() int {
-		m := 0
+		vs, m := o.evalBest(), 0
 		for _, x := range counts {
-			m = max(m, o.valueOf(x))
+			m = max(m, numberIn(vs, x))
 		}
 		return m
 	}
-	hi := o.tighten(1, most(), bound, most)
+	lb := o.in.spreadBound()
+	if !o.guessed || most() > lb {
+		o.spreadGuess(lb+1, most())
+	}
+	hi := o.tighten(lb, most(), bound, most)
 	o.fixed = append(o.fixed, bound(hi))
-	// The lowest devices under the bound, as a guess: when it holds, it is
-	// the placement.
-	o.in.spreadCap = hi
-	if guess, ok := o.in.guess(nil); ok && o.try(guess...) == sat {
-		o.guessed = true
+	if !o.guessed || most() > hi {
+		// The lowest devices under the bound, as a guess: when it holds,
+		// it is the placement.
+		o.in.spreadCap = hi
+		if guess, ok := o.in.guess(nil); ok && o.try(guess...) == sat {
+			o.guessed = true
+		}
 	}
 	return hi
+}
+
+// spreadGuess tries first-fit guesses capped at from, from+1, ... below
+// to, and keeps the first that holds: the search below it starts from a
+// placement as good as counting allows so far.
+func (o *optimizer) spreadGuess(from, to int) {
+	for k := from; k < to; k++ {
+		o.in.spreadCap = k
+		guess, ok := o.in.guess(nil)
+		if !ok {
+			continue
+		}
+		if o.try(guess...) == sat {
+			o.guessed = true
+		}
+		return // held, or the solver refused what first fit allowed: search
+	}
+}
+
+// spreadBound is a lower bound on spread's value: each typed root's count
+// over the blocks it may use, in whole units per block.
+func (in *instance) spreadBound() int {
+	lb := 1
+	for _, v := range in.roots {
+		if v == nil || v.d.Type == "" || v.d.Count <= 0 || v.d.Whole > 0 {
+			continue
+		}
+		blocks := 0
+		for b, ls := range v.lit {
+			if v.inGroup[b] && slices.ContainsFunc(ls, func(m z.Lit) bool { return m != in.c.F }) {
+				blocks++
+			}
+		}
+		u := max(1, v.d.Unit)
+		if v.d.Global {
+			u = 1
+		}
+		if blocks > 0 {
+			lb = max(lb, u*((v.d.Count+blocks*u-1)/(blocks*u)))
+		}
+	}
+	return lb
 }
 
 // keep minimizes the workers of the previous plan that move: first with

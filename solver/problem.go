@@ -2,7 +2,6 @@ package solver
 
 import (
 	"errors"
-	"time"
 
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
@@ -105,14 +104,14 @@ func (p *problem) narrow(inst *rules.Instance) []int {
 
 // try solves under assume, refining lazily compiled rules until the answer
 // holds for every active rule: 1 SAT, -1 UNSAT.
-func (p *problem) try(assume []z.Lit, active []*compiled, deadline time.Time) (int, error) {
+func (p *problem) try(assume []z.Lit, active []*compiled, deadline cpuDeadline) (int, error) {
 	for {
-		left := time.Until(deadline)
+		left := deadline.left()
 		if left <= 0 {
 			return 0, ErrBudget
 		}
 		p.g.Assume(assume...)
-		res := p.g.Try(left)
+		res := solveFor(p.g, left)
 		if res == 0 {
 			return 0, ErrBudget
 		}
@@ -157,7 +156,7 @@ type conflict struct {
 
 // solve reports up to max independent conflicts, each minimal, within the
 // deadline.
-func (p *problem) solve(max int, deadline time.Time) ([]conflict, error) {
+func (p *problem) solve(max int, deadline cpuDeadline) ([]conflict, error) {
 	byRelax := map[z.Lit]int{}
 	for i, c := range p.rules {
 		byRelax[c.relax.Not()] = i
@@ -200,7 +199,7 @@ func (p *problem) solve(max int, deadline time.Time) ([]conflict, error) {
 // minimize shrinks rule ri's scope by deletion to a minimal set that still
 // violates the rule on its own (every other rule relaxed), whatever the
 // deleted facts are.
-func (p *problem) minimize(ri int, deadline time.Time) ([]int, error) {
+func (p *problem) minimize(ri int, deadline cpuDeadline) ([]int, error) {
 	only := make([]z.Lit, 0, len(p.rules))
 	for i, c := range p.rules {
 		if i == ri {

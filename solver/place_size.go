@@ -1,0 +1,97 @@
+package solver
+
+import (
+	"fmt"
+	"math/bits"
+
+	"github.com/rlsolve/rlsolve/rules"
+)
+
+// MaxInstance bounds the SAT instance solve builds, in variables plus
+// clauses (each about 100 bytes once gini and the circuit hold it): 30
+// million is about 3 GB. A larger instance is refused before any of it is
+// allocated, with the estimate, rather than crash out of memory.
+const MaxInstance = 30_000_000
+
+// Per-device costs of the encoding, measured on bench/scale.sh's cases
+// (TestEstimateBoundsInstance keeps them honest): a device literal, its
+// block's popcount tree, run and unit gates (three clauses per gate); a
+// clause per pair of roots that may share a device; the rank counter and
+// equality of one kept worker, per bit of a count of devices.
+const (
+	costPerDevice    = 100
+	costPerWorkerBit = 12
+)
+
+// SizeError is a space whose instance would exceed MaxInstance.
+type SizeError struct {
+	Estimate, Limit int
+	// Devices is the device literals the estimate counts, Pairs the
+	// devices two components may both take.
+	Devices, Pairs int
+}
+
+func (e *SizeError) Error() string {
+	return fmt.Sprintf("the placing instance would have about %d variables and clauses (%d device choices, %d shared by two components), over the limit of %d",
+		e.Estimate, e.Devices, e.Pairs, e.Limit)
+}
+
+// estimate is the size of newInstance(sp, explain) (with the keep
+// objective's counters for workers previous workers), from the blocks
+// alone: no literal is made.
+func estimate(sp *rules.Space, explain bool, workers int) (size, devices, pairs int) {
+	type where struct {
+		node int
+		typ  string
+	}
+	takers := map[where]int{}
+	perNode := map[where]int{}
+	for i, d := range sp.Demands {
+		if sp.Root(i) != i || d.With >= 0 || d.WithPlaced >= 0 {
+			continue
+		}
+		seen := map[where]bool{}
+		add := func(b rules.Block, inGroup bool) {
+			key := where{b.Node, b.Type}
+			if seen[key] && !inGroup {
+				return
+			}
+			if !seen[key] && d.Type != "" {
+				takers[key]++
+			}
+			seen[key] = true
+			devices += b.Cap
+			perNode[key] = max(perNode[key], b.Local0+b.Cap)
+		}
+		for _, b := range d.Blocks {
+			add(b, true)
+		}
+		if explain && d.GroupFact >= 0 {
+			for _, b := range sp.TypeBlocks[d.Type] {
+				add(b, false)
+			}
+		}
+	}
+	for key, k := range takers {
+		pairs += k * (k - 1) / 2 * perNode[key]
+	}
+	factsPerPair := 1
+	if explain {
+		factsPerPair = 3 // own devices twice, and apart_from
+	}
+	size = costPerDevice*devices + factsPerPair*pairs + costPerWorkerBit*bits.Len(uint(devices))*workers
+	return size, devices, pairs
+}
+
+// checkSize refuses a space whose instance would exceed MaxInstance.
+func checkSize(sp *rules.Space, explain bool, prev map[string][]Worker) error {
+	workers := 0
+	for _, ws := range prev {
+		workers += len(ws)
+	}
+	size, devices, pairs := estimate(sp, explain, workers)
+	if size > MaxInstance {
+		return &SizeError{Estimate: size, Limit: MaxInstance, Devices: devices, Pairs: pairs}
+	}
+	return nil
+}

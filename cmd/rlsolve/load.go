@@ -93,7 +93,7 @@ func (f *inputFlags) register(c *cobra.Command) {
 	c.Flags().StringArrayVar(&f.allow, "allow", nil, "drop diagnostics with this `CODE` from the output and the exit status (repeatable; warnings and notes only)")
 	c.Flags().StringArrayVar(&f.deny, "deny", nil, "make diagnostics with this `CODE` errors (repeatable)")
 	c.Flags().BoolVarP(&f.quiet, "quiet", "q", false, "show errors only")
-	c.Flags().DurationVar(&f.budget, "solver-budget", 10*time.Second, "time the solver may take before giving up (exit 3)")
+	c.Flags().DurationVar(&f.budget, "solver-budget", 10*time.Second, "CPU time the solver may spend before giving up (exit 3); CPU, not wall time, so a busy machine does not cut it short")
 	c.Flags().IntVar(&f.maxConflicts, "max-conflicts", 20, "explain at most `N` independent conflicts")
 	f.cmd = c
 }

@@ -68,7 +68,7 @@ Exit codes: 0 suggestions printed, 1 invalid config or no valid placement,
 	c.Flags().IntVar(&f.top, "top", 3, "how many suggestions to print, best first")
 	c.Flags().StringVarP(&f.output, "output", "o", suggestOutputs[0], outputHelp(suggestOutputs))
 	c.Flags().StringVar(&f.profile, "profile", "", "costs in seconds per step, overriding profile_data: `actor=S,rollout=S,inference=S`")
-	c.Flags().DurationVar(&f.budget, "solver-budget", 10*time.Second, "time each re-check's solver may take before giving up (exit 3)")
+	c.Flags().DurationVar(&f.budget, "solver-budget", 10*time.Second, "CPU time each re-check's solver may spend before giving up (exit 3)")
 	return c
 }
 

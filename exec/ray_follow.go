@@ -58,6 +58,7 @@ func newRayLaunch(b *Ray, r *run) (*rayLaunch, error) {
 }
 
 func (l *rayLaunch) close() {
+	l.r.closeSink()
 	for _, f := range l.files {
 		if err := f.close(); err != nil {
 			l.r.notef("log %s: %v", f.path, err)

@@ -36,6 +36,7 @@ func TestRayStream(t *testing.T) {
 		s.write(c)
 	}
 	s.flush()
+	s.sink.close()
 	if len(*evs) != 1 || (*evs)[0].Event != "all" {
 		t.Errorf("events %+v", *evs)
 	}
@@ -67,6 +68,7 @@ func FuzzRayStream(f *testing.F) {
 		s, out, errOut, evs, _ := newTestStream(t, "")
 		_ = chunked(log, n)(nil, func(c string) error { s.write(c); return nil })
 		s.flush()
+		s.sink.close()
 		nonNL := func(x string) int { return len(x) - strings.Count(x, "\n") }
 		got, want := nonNL(out.String())+nonNL(errOut.String()), nonNL(log)
 		if len(*evs) == 0 && got != want || got > want {

@@ -202,13 +202,7 @@ func (r *run) finish() {
 		}
 		r.guard.wait()
 	}
-	if n := r.sink.close(); n > 0 {
-		where := "all in the log files"
-		if r.rep.LogDir == "" {
-			where = "the run keeps no logs"
-		}
-		r.notef("%d lines not shown on the terminal (it did not read them), %s", n, where)
-	}
+	r.closeSink()
 	if err := r.cg.remove(); err != nil {
 		r.notef("removing cgroup %s: %v", r.cg.path, err)
 	}
@@ -219,6 +213,18 @@ func (r *run) finish() {
 		}
 	}
 	r.rep.Elapsed = time.Since(r.start)
+}
+
+// closeSink writes what the terminal has not taken yet, and says how many
+// lines it never took.
+func (r *run) closeSink() {
+	if n := r.sink.close(); n > 0 {
+		where := "all in the log files"
+		if r.rep.LogDir == "" {
+			where = "the run keeps no logs"
+		}
+		r.notef("%d lines not shown on the terminal (it did not read them), %s", n, where)
+	}
 }
 
 // sweepLost ends what is left of a run whose guardian died: its units died

@@ -200,11 +200,11 @@ cluster:
 		Code:  model.CodePolicy,
 		Title: "malformed rlsolve setting",
 		Text: "A comment that starts with `rlsolve:` (anywhere in the config file named on the command line), " +
-			"or a key of the .rlsolve.yaml beside the config, does not say what rlsolve can apply: an unknown " +
+			"or a key of the .rlsolve.yaml nearest the config, does not say what rlsolve can apply: an unknown " +
 			"setting or key, an unknown diagnostic code, a code both allowed and denied, or an error code " +
 			"allowed. The settings are `# rlsolve: allow CODE...`, `# rlsolve: deny CODE...` and " +
 			"`# rlsolve: strict` (text after ` -- ` is a reason rlsolve does not read), and in .rlsolve.yaml " +
-			"`allow:` and `deny:` (a code or a list) and `strict: true|false`. Codes are written as " +
+			"`allow:` and `deny:` (a code or a list), `strict: true|false` and `inventory: FILE`. Codes are written as " +
 			"`rlsolve explain` takes them (RLS-W0105, w0105). Only warnings and notes can be allowed: an " +
 			"error means RLinf refuses the config or its run would fail. A mistyped setting would otherwise " +
 			"silently not apply, so it fails the check.\n\n" +

@@ -1,11 +1,10 @@
 package policy
 
 import (
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
@@ -14,23 +13,25 @@ import (
 	"go.yaml.in/yaml/v3"
 )
 
-// FileName is the settings file read beside a config.
+// FileName is the settings file read beside a config, or in a folder above
+// it up to the repository's root.
 const FileName = ".rlsolve.yaml"
 
 // fileKeys are the keys of .rlsolve.yaml.
-var fileKeys = []string{"allow", "deny", "strict"}
+var fileKeys = []string{"allow", "deny", "strict", "inventory"}
 
 // maxFileBytes bounds .rlsolve.yaml: a few lists of codes.
 const maxFileBytes = 1 << 20
 
 var fileLimits = yamlpos.Limits{MaxFileBytes: maxFileBytes, MaxDepth: 8, MaxNodes: 10_000, MaxStringBytes: 1 << 10}
 
-// Beside reads the .rlsolve.yaml in the directory of config, when there is
-// one: its settings, its bytes (for code frames) and what is wrong with it
-// (RLS-E0114 at the key or value; RLS-E0110 when it cannot be read).
+// Beside reads the nearest .rlsolve.yaml (Find from config's directory),
+// when there is one: its settings, its bytes (for code frames) and what is
+// wrong with it (RLS-E0114 at the key or value; RLS-E0110 when it cannot be
+// read).
 func Beside(config string) (Settings, string, []byte, model.Diagnostics) {
-	name := filepath.Join(filepath.Dir(config), FileName)
-	if _, err := os.Stat(name); errors.Is(err, fs.ErrNotExist) {
+	name := Find(filepath.Dir(config))
+	if name == "" {
 		return Settings{}, "", nil, nil
 	}
 	data, d := grammar.ReadFile(name, grammar.Limits{MaxFileBytes: maxFileBytes})
@@ -41,11 +42,50 @@ func Beside(config string) (Settings, string, []byte, model.Diagnostics) {
 	return s, name, data, ds
 }
 
+// Find is the .rlsolve.yaml in dir or the nearest folder above it, as git
+// and editorconfig look for theirs: the search stops at the repository's
+// root (the first folder holding .git) or at the file system's root, so a
+// settings file outside the project never applies. "" when there is none.
+func Find(dir string) string {
+	dir, err := filepath.Abs(dir)
+	if err != nil {
+		return ""
+	}
+	for {
+		name := filepath.Join(dir, FileName)
+		if _, err := os.Stat(name); err == nil {
+			return relative(name)
+		}
+		if _, err := os.Stat(filepath.Join(dir, ".git")); err == nil {
+			return ""
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			return ""
+		}
+		dir = up
+	}
+}
+
+// relative gives name relative to the working directory when it lies
+// below it, so messages name it as the user would.
+func relative(name string) string {
+	wd, err := os.Getwd()
+	if err != nil {
+		return name
+	}
+	if r, err := filepath.Rel(wd, name); err == nil && !strings.HasPrefix(r, "..") {
+		return r
+	}
+	return name
+}
+
 // ReadFile reads the settings of a .rlsolve.yaml's bytes:
 //
 //	allow: [RLS-W0105]      # or a single code
 //	deny: [W0104, W0110]
 //	strict: true
+//	inventory: cluster.yaml # relative to this file
 func ReadFile(name string, data []byte) (Settings, model.Diagnostics) {
 	var s Settings
 	var probe yaml.Node
@@ -76,14 +116,30 @@ func ReadFile(name string, data []byte) (Settings, model.Diagnostics) {
 			if v, val, ok := doc.Boolean(e.V, "strict"); ok {
 				s.Strict, s.StrictBy = &v, fmt.Sprintf("strict: true in %s", val.Span)
 			}
+		case "inventory":
+			if val, ok := doc.Scalar(e.V, "inventory"); ok && val.Py.Str != "" {
+				s.Inventory = inventoryPath(name, val.Py.Str)
+			} else if ok {
+				doc.Errorf(model.CodePolicy, val.Span, "", "inventory: give the inventory's file, relative to %s", name)
+			}
 		default:
-			d := doc.Errorf(model.CodePolicy, doc.Span(e.K), "not a setting", "unknown setting %q; %s takes allow, deny and strict", e.Key, FileName)
+			d := doc.Errorf(model.CodePolicy, doc.Span(e.K), "not a setting", "unknown setting %q; %s takes allow, deny, strict and inventory", e.Key, FileName)
 			if near := fuzzy.Nearest(e.Key, fileKeys); near != "" {
 				d.Help = []model.Fix{{Message: fmt.Sprintf("did you mean `%s`?", near), Edits: []model.Edit{{Span: doc.Span(e.K), NewText: near}}}}
 			}
 		}
 	}
 	return s, doc.Diags
+}
+
+// inventoryPath is an inventory: value as the command line would give it:
+// a live Ray cluster's URL as written, a file relative to the settings
+// file's folder.
+func inventoryPath(settings, v string) string {
+	if strings.Contains(v, "://") || filepath.IsAbs(v) {
+		return v
+	}
+	return filepath.Join(filepath.Dir(settings), v)
 }
 
 // readCodes reads an allow or deny value: one code, or a list of codes.

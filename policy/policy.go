@@ -6,8 +6,9 @@
 //
 //   - the command line: --allow CODE, --deny CODE, --strict (and --quiet,
 //     which shows errors only);
-//   - .rlsolve.yaml beside the config: allow: [CODE...], deny: [CODE...],
-//     strict: true|false;
+//   - the .rlsolve.yaml nearest the config (Find): allow: [CODE...],
+//     deny: [CODE...], strict: true|false (and inventory: FILE, which the
+//     command line reads);
 //   - the config's own comments: `# rlsolve: allow CODE...`, `# rlsolve:
 //     deny CODE...`, `# rlsolve: strict` (the file named on the command
 //     line only, not the files its Hydra defaults list composes: those are
@@ -65,6 +66,9 @@ type Settings struct {
 	// says who set it.
 	Strict   *bool
 	StrictBy string
+	// Inventory is .rlsolve.yaml's inventory: (a path relative to the
+	// working directory, or a Ray URL); "" when it names none.
+	Inventory string
 }
 
 // Policy is the settings of every source, the first winning, and whether

@@ -311,3 +311,36 @@ func TestBeside(t *testing.T) {
 		})
 	}
 }
+
+// TestFind: the nearest .rlsolve.yaml upward, stopping at the folder that
+// holds .git; inventory: is resolved against the settings file's folder.
+func TestFind(t *testing.T) {
+	root := t.TempDir()
+	write := func(rel, text string) {
+		name := filepath.Join(root, rel)
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(FileName, "inventory: outside.yaml\n")
+	write("repo/.git/HEAD", "ref: refs/heads/main\n")
+	write("repo/"+FileName, "inventory: inv/cluster.yaml\n")
+	write("repo/a/b/c.yaml", "")
+	write("other/d/e.yaml", "")
+	for _, c := range []struct{ config, want string }{
+		{"repo/a/b/c.yaml", filepath.Join(root, "repo", "inv", "cluster.yaml")},
+		{"other/d/e.yaml", filepath.Join(root, "outside.yaml")},
+	} {
+		s, _, _, ds := Beside(filepath.Join(root, c.config))
+		if len(ds) > 0 || s.Inventory != c.want {
+			t.Errorf("%s: inventory %q (%v), want %q", c.config, s.Inventory, ds, c.want)
+		}
+	}
+	write("repo/a/"+FileName, "allow: [W0104]\n")
+	if s, _, _, _ := Beside(filepath.Join(root, "repo/a/b/c.yaml")); s.Inventory != "" || len(s.Codes) != 1 {
+		t.Errorf("the nearest file wins whole: %+v", s)
+	}
+}

@@ -33,7 +33,8 @@ after the files apply: key=value, +key=value (add), ++key=value (add or set),
 
 What fails: errors always; warnings too with --strict. --allow CODE drops a
 warning or note, --deny CODE makes one an error; the same settings come from
-.rlsolve.yaml beside the config (allow: [...], deny: [...], strict: true) and
+.rlsolve.yaml nearest the config, up to the repository's root (allow: [...],
+deny: [...], strict: true, inventory: FILE relative to it) and
 from the config's own comments (# rlsolve: allow RLS-W0105 -- why). The first
 of the command line, .rlsolve.yaml and the comments that names a code decides
 it; --strict denies the warnings none of them names. --quiet shows errors only.

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -38,6 +39,9 @@ type inputFlags struct {
 	policy      *policy.Policy
 	modelConfig string // --model-config: the model's config.json
 	memProfile  string // --mem-profile: the memory profile
+	// first is the first config file, whose nearest .rlsolve.yaml may name
+	// the inventory.
+	first string
 }
 
 // files splits the arguments into config files and Hydra overrides, as
@@ -63,6 +67,9 @@ func (f *inputFlags) files(args []string) ([]string, error) {
 		return nil, usageErrorf("%s: Hydra overrides change RLinf configs, not --slime flags (put the flag in --slime)", ovs[0])
 	}
 	f.overrides = parsed
+	if len(files) > 0 {
+		f.first = files[0]
+	}
 	return files, nil
 }
 
@@ -176,12 +183,32 @@ func classNames() string {
 	return strings.Join(out, ", ")
 }
 
-// loadInventory reads --inventory once for all files.
+// loadInventory reads the inventory once for all files: --inventory, else
+// $RLSOLVE_INVENTORY, else the inventory: of the .rlsolve.yaml nearest the
+// first config (or the working directory); --gpus-per-node, a flag, wins
+// over the last two.
 func (f *inputFlags) loadInventory() (*model.Inventory, *pipeline.Outcome) {
-	if f.inventory == "" {
+	arg := f.inventory
+	if arg == "" && f.gpusPerNode < 0 {
+		arg = defaultInventory(f.first)
+	}
+	if arg == "" {
 		return nil, nil
 	}
-	return loadInventoryArg(f.cmd, f.inventory)
+	return loadInventoryArg(f.cmd, arg)
+}
+
+// defaultInventory is $RLSOLVE_INVENTORY, else the nearest .rlsolve.yaml's
+// inventory: (what is wrong with that file is reported with each config).
+func defaultInventory(config string) string {
+	if env := os.Getenv("RLSOLVE_INVENTORY"); env != "" {
+		return env
+	}
+	if config == "" {
+		config = filepath.Join(".", "config")
+	}
+	s, _, _, _ := policy.Beside(config)
+	return s.Inventory
 }
 
 // slimeCommand reads --slime (its @FILE or @- form) once for all files;

@@ -13,8 +13,10 @@ inventory of the cluster's hardware, and tells you in milliseconds whether the
 placement is valid, where every worker lands, and exactly why a layout fails.
 
 Inventory, first found: --inventory FILE (or a live Ray cluster's URL,
-http://HEAD:8265 or ray://HEAD:8265); an inventory: key in the config;
---gpus-per-node N; otherwise 8 NVIDIA GPUs per node (with a note).
+http://HEAD:8265 or ray://HEAD:8265); $RLSOLVE_INVENTORY; the inventory: of
+the .rlsolve.yaml nearest the config (up to the repository's root) unless
+--gpus-per-node is given; an inventory: key in the config; --gpus-per-node N;
+otherwise 8 NVIDIA GPUs per node (with a note).
 
 Exit codes: 0 ok (warnings allowed unless --strict), 1 invalid config,
 2 usage or I/O error, 3 internal error.`,

@@ -23,3 +23,10 @@ func Short(w io.Writer, ds []model.Diagnostic) {
 		fmt.Fprintf(w, "%s: %s: %s%s\n", Printable(d.Primary.String()), head, Printable(d.Summary), Printable(denied))
 	}
 }
+
+// ShortTotal is the line after Short's across files, in the words of a
+// file's summary line: "3 files: 2 errors, 1 note", or "3 files: ok"
+// (allowed: how many the policy dropped across them).
+func ShortTotal(w io.Writer, ds []model.Diagnostic, files, allowed int) {
+	SummaryAllowed(w, ds, plural(files, "file"), allowed)
+}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/model"
@@ -72,6 +73,9 @@ so that its links stay (docs/writes.md).`,
 			if err != nil {
 				return err
 			}
+			if args, err = in.expandDirs(args); err != nil {
+				return err
+			}
 			if len(args) == 0 && in.slime == "" {
 				return usageErrorf("check needs a config FILE before its overrides")
 			}
@@ -117,7 +121,14 @@ func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, quiet
 			}
 		}
 	case "short":
-		diag.Short(os.Stderr, all)
+		// On stdout, so `check *.yaml -o short | grep CODE` works; the
+		// total tells a clean run from no output at all.
+		allowed := 0
+		for _, o := range outs {
+			allowed += o.Allowed
+		}
+		diag.Short(os.Stdout, all)
+		diag.ShortTotal(os.Stdout, all, len(outs), allowed)
 	case "json":
 		valid := true
 		for _, o := range outs {
@@ -130,6 +141,37 @@ func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, quiet
 		return diag.SARIF(os.Stdout, all, version())
 	}
 	return nil
+}
+
+// expandDirs replaces each folder among the files by the configs in it
+// (pipeline.ConfigsIn), saying on stderr how many and which it skipped.
+func (in *inputFlags) expandDirs(args []string) ([]string, error) {
+	var out []string
+	for _, a := range args {
+		if st, err := os.Stat(a); err != nil || !st.IsDir() {
+			out = append(out, a)
+			continue
+		}
+		configs, skipped, err := pipeline.ConfigsIn(a)
+		if err != nil {
+			return nil, &exitError{code: exitUsage, msg: err.Error()}
+		}
+		if len(configs) == 0 {
+			return nil, usageErrorf("%s holds no *.yaml or *.yml config to check", a)
+		}
+		if !in.quiet {
+			note := ""
+			if len(skipped) > 0 {
+				note = fmt.Sprintf("; %d inventory file(s) left out: %s", len(skipped), strings.Join(skipped, ", "))
+			}
+			fmt.Fprintf(os.Stderr, "%s: checking %d config(s), its *.yaml and *.yml by name%s\n", diag.Printable(a), len(configs), diag.Printable(note))
+		}
+		out = append(out, configs...)
+	}
+	if len(out) > 0 {
+		in.first = out[0]
+	}
+	return out, nil
 }
 
 // stdinOnce refuses two inputs from standard input (FILE - and --slime @-).

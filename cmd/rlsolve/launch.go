@@ -102,8 +102,8 @@ terminal (only), and the summary says how many.`,
 			return runLaunch(cmd, &f, args)
 		},
 	}
-	c.SetFlagErrorFunc(func(_ *cobra.Command, err error) error {
-		return &exitError{code: rlexec.ExitUsage, msg: err.Error() + " (see rlsolve launch --help)"}
+	c.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &exitError{code: rlexec.ExitUsage, msg: suggestFlag(c, err).Error() + " (see rlsolve launch --help)"}
 	})
 	f.in.register(c)
 	fl := c.Flags()

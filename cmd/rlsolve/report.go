@@ -51,11 +51,11 @@ func exitFor(outcomes []*pipeline.Outcome) error {
 	return &exitError{code: code}
 }
 
-// useColor is true for a terminal on stderr without NO_COLOR.
+// colorMode is the root's --color (diag.ColorModes).
+var colorMode = "auto"
+
+// useColor is diag.UseColor for --color and stderr.
 func useColor() bool {
-	if _, set := os.LookupEnv("NO_COLOR"); set {
-		return false
-	}
 	st, err := os.Stderr.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+	return diag.UseColor(colorMode, os.LookupEnv, err == nil && st.Mode()&os.ModeCharDevice != 0)
 }

@@ -1,7 +1,13 @@
 package main
 
 import (
+	"fmt"
+	"strings"
+
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/internal/fuzzy"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 func newRoot() *cobra.Command {
@@ -32,10 +38,46 @@ Exit codes: 0 ok (warnings allowed unless --strict), 1 invalid config,
 			return &exitError{code: exitUsage}
 		},
 	}
+	// --version prints what `rlsolve version` prints (cobra adds the flag
+	// when Version is set; the template replaces its own wording).
+	root.Version = version()
+	root.SetVersionTemplate(strings.ReplaceAll(versionText(), "{{", "{{`{{`}}") + "\n")
+	root.PersistentFlags().Var((*colorFlag)(&colorMode), "color", "ANSI colours in messages: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
+	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions(diag.ColorModes, cobra.ShellCompDirectiveNoFileComp))
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return suggestFlag(c, err) })
 	for _, c := range commands {
 		root.AddCommand(c())
 	}
 	return root
+}
+
+// colorFlag is --color, checked when it is parsed.
+type colorFlag string
+
+func (f *colorFlag) String() string { return string(*f) }
+func (f *colorFlag) Type() string   { return "auto|always|never" }
+func (f *colorFlag) Set(s string) error {
+	if err := diag.CheckColorMode(s); err != nil {
+		return err
+	}
+	*f = colorFlag(s)
+	return nil
+}
+
+// suggestFlag adds "did you mean --X?" to an unknown long flag's error:
+// the nearest of the flags the command takes (its own and inherited).
+func suggestFlag(c *cobra.Command, err error) error {
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var names []string
+	c.Flags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	c.InheritedFlags().VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if near := fuzzy.Nearest(name, names); near != "" {
+		return fmt.Errorf("%w; did you mean --%s?", err, near)
+	}
+	return err
 }
 
 // commands are the subcommands; each command's file registers its own in

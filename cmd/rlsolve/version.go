@@ -104,12 +104,16 @@ go build record them), then the Go version.`,
 		Example: "  rlsolve version",
 		Args:    cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {
-			bi, ok := debug.ReadBuildInfo()
-			if !ok {
-				fmt.Println("rlsolve (no build information)")
-				return
-			}
-			fmt.Println(versionLine(bi))
+			fmt.Println(versionText())
 		},
 	}
+}
+
+// versionText is what both `rlsolve version` and `rlsolve --version` print.
+func versionText() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "rlsolve (no build information)"
+	}
+	return versionLine(bi)
 }

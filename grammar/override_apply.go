@@ -2,8 +2,10 @@ package grammar
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/internal/fuzzy"
 	"github.com/rlsolve/rlsolve/internal/yamlpos"
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
@@ -37,7 +39,7 @@ func (w *writer) apply(o *Override) {
 	switch o.Kind {
 	case OverrideDelete:
 		if !found {
-			d.Errorf(model.CodeOverride, o.keySpan(), "no such key", "cannot delete %s: the config has no such key", o.Key)
+			w.nearKey(parts, d.Errorf(model.CodeOverride, o.keySpan(), "no such key", "cannot delete %s: the config has no such key", o.Key))
 			return
 		}
 		if o.Value != nil && !sameValue(old, o.Value) {
@@ -59,11 +61,41 @@ func (w *writer) apply(o *Override) {
 		w.update(parts, true, func(old *yaml.Node) *yaml.Node { return w.merge(old, o.Value) })
 	default:
 		if !found {
-			d.Errorf(model.CodeOverride, o.keySpan(), "no such key", "cannot override %s: the config has no such key", o.Key).Help =
-				[]model.Fix{{Message: fmt.Sprintf("to add it, write +%s", o.Arg)}}
+			diag := d.Errorf(model.CodeOverride, o.keySpan(), "no such key", "cannot override %s: the config has no such key", o.Key)
+			diag.Help = []model.Fix{{Message: fmt.Sprintf("to add it, write +%s", o.Arg)}}
+			w.nearKey(parts, diag)
 			return
 		}
 		w.update(parts, false, func(old *yaml.Node) *yaml.Node { return w.merge(old, o.Value) })
+	}
+}
+
+// nearKey puts "did you mean" first in a missing key's help: the key
+// with its first missing part replaced by the nearest key of the mapping
+// that lacks it (fuzzy.Nearest), when the whole of that key exists.
+func (w *writer) nearKey(parts []string, d *model.Diagnostic) {
+	for i := range parts {
+		if _, ok := w.get(parts[:i+1]); ok {
+			continue
+		}
+		parent, _ := w.get(parts[:i])
+		parent = yamlpos.Deref(parent)
+		if parent == nil || parent.Kind != yaml.MappingNode || w.isOwned(parent) {
+			return
+		}
+		var keys []string
+		for _, e := range w.d.Mapping(parent) {
+			keys = append(keys, e.Key)
+		}
+		near := fuzzy.Nearest(parts[i], keys)
+		if near == "" {
+			return
+		}
+		fixed := append(append(slices.Clone(parts[:i]), near), parts[i+1:]...)
+		if _, ok := w.get(fixed); ok {
+			d.Help = append([]model.Fix{{Message: fmt.Sprintf("did you mean `%s`?", strings.Join(fixed, "."))}}, d.Help...)
+		}
+		return
 	}
 }
 

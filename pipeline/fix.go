@@ -30,6 +30,9 @@ type FixReport struct {
 	Skipped []string
 	// Files are the files written.
 	Files []string
+	// Diff is, with FixOptions.Diff, the unified diff of the first
+	// round's fixes, which nothing wrote.
+	Diff string
 	// Final is the check after the last round.
 	Final *Outcome
 }
@@ -44,6 +47,9 @@ type FixOptions struct {
 	Shared bool
 	// Write says which files may be written at all (read-only ones).
 	Write textedit.WriteOptions
+	// Diff writes nothing: FixReport.Diff shows the first round's edits
+	// (a later round's depend on the files the first one writes).
+	Diff bool
 }
 
 // FixFile checks a config and writes the first fix of each diagnostic
@@ -51,8 +57,21 @@ type FixOptions struct {
 // proposes) into the config, or, with fo.Shared, into the files its
 // defaults list composes. A file is written only while it holds what the
 // check read (textedit.ApplyFiles). It checks again and repeats while
-// fixes apply, at most maxFixRounds times.
+// fixes apply, at most maxFixRounds times. --quiet hides warnings, it does
+// not spare them: the rounds fix warnings too, and only the final check
+// is quiet.
 func FixFile(file string, slimeFlags string, opt Options, fo FixOptions) (*FixReport, error) {
+	loud := opt
+	loud.Policy = opt.Policy.Loud()
+	rep, err := fixRounds(file, slimeFlags, loud, fo)
+	if opt.Policy != nil && opt.Policy.Quiet && rep.Final != nil && !rep.Final.IOError {
+		rep.Final, _ = Check(file, slimeFlags, opt)
+	}
+	return rep, err
+}
+
+// fixRounds is FixFile's loop: check, write the fixes, again.
+func fixRounds(file string, slimeFlags string, opt Options, fo FixOptions) (*FixReport, error) {
 	rep := &FixReport{}
 	written := map[string]bool{}
 	allowed := func(es []model.Edit) string { return editable(es, file, fo.Shared) }
@@ -72,6 +91,10 @@ func FixFile(file string, slimeFlags string, opt Options, fo FixOptions) (*FixRe
 				return rep, err
 			}
 		}
+		if fo.Diff {
+			rep.Applied = applied
+			return rep, rep.diff(edits, o.Sources)
+		}
 		files, err := textedit.ApplyFiles(edits, o.Sources, fo.Write)
 		for _, f := range files {
 			if !written[f] {
@@ -84,6 +107,19 @@ func FixFile(file string, slimeFlags string, opt Options, fo FixOptions) (*FixRe
 		}
 		rep.Applied = append(rep.Applied, applied...)
 	}
+}
+
+// diff is what fixes would write, as a unified diff per file.
+func (r *FixReport) diff(edits []model.Edit, read map[string][]byte) error {
+	files, by := textedit.ByFile(edits)
+	for _, f := range files {
+		d, err := textedit.Diff(f, read[f], by[f])
+		if err != nil {
+			return fmt.Errorf("%s: %w", f, err)
+		}
+		r.Diff += d
+	}
+	return nil
 }
 
 // skip records why fixes were left out, each reason once (a later round

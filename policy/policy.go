@@ -85,6 +85,18 @@ func New(flags Settings, quiet bool) *Policy {
 	return &Policy{Quiet: quiet, sources: []Settings{flags}}
 }
 
+// Loud returns a copy of p that shows warnings and notes (nil for nil):
+// what --fix checks with, since --quiet hides warnings but does not spare
+// them a fix.
+func (p *Policy) Loud() *Policy {
+	if p == nil {
+		return nil
+	}
+	q := p.Below()
+	q.Quiet = false
+	return q
+}
+
 // Below returns a copy of p with s added after its sources: s decides only
 // what they leave open.
 func (p *Policy) Below(s ...Settings) *Policy {

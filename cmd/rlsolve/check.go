@@ -85,8 +85,8 @@ so that its links stay (docs/writes.md).`,
 			if err := in.stdinOnce(args); err != nil {
 				return err
 			}
-			if (fo.Shared || fo.Write.ForceReadOnly) && !fix {
-				return usageErrorf("--fix-shared and --force-readonly go with --fix")
+			if (fo.Shared || fo.Write.ForceReadOnly || fo.Diff) && !fix {
+				return usageErrorf("--fix-shared, --force-readonly and --diff go with --fix")
 			}
 			if fix {
 				return in.fixAll(args, output, fo)
@@ -103,6 +103,7 @@ so that its links stay (docs/writes.md).`,
 	c.Flags().BoolVar(&fix, "fix", false, "write the first fix of each diagnostic into FILE, if it is still what check read, and check again")
 	c.Flags().BoolVar(&fo.Shared, "fix-shared", false, "with --fix: also fix files the defaults list composes, once every config under FILE's folder that composes them still passes")
 	c.Flags().BoolVar(&fo.Write.ForceReadOnly, "force-readonly", false, "with --fix: write files that are read-only (no write bit) too")
+	c.Flags().BoolVar(&fo.Diff, "diff", false, "with --fix: print the first round's fixes as a unified diff on stdout and write nothing")
 	completeFlagValues(c, checkOutputs...)
 	return c
 }
@@ -232,8 +233,13 @@ func (in *inputFlags) fixAll(args []string, output string, fo pipeline.FixOption
 	var outs []*pipeline.Outcome
 	for _, f := range args {
 		rep, err := pipeline.FixFile(f, "", in.options(inv, ""), fo)
+		verb := "fixed"
+		if fo.Diff {
+			verb = "would fix"
+			fmt.Print(rep.Diff)
+		}
 		for _, a := range rep.Applied {
-			fmt.Fprintf(os.Stderr, "fixed %s[%s] at %s: %s\n", a.Diagnostic.Severity, a.Diagnostic.Code, a.Diagnostic.Primary, a.Fix.Message)
+			fmt.Fprintf(os.Stderr, "%s %s[%s] at %s: %s\n", verb, a.Diagnostic.Severity, a.Diagnostic.Code, a.Diagnostic.Primary, a.Fix.Message)
 		}
 		for _, s := range rep.Skipped {
 			fmt.Fprintf(os.Stderr, "not fixed: %s\n", s)
@@ -242,6 +248,9 @@ func (in *inputFlags) fixAll(args []string, output string, fo pipeline.FixOption
 			return &exitError{code: exitUsage, msg: "--fix: " + err.Error()}
 		}
 		outs = append(outs, rep.Final)
+	}
+	if fo.Diff {
+		return exitFor(outs) // stdout holds the diff alone; the status is the files' as they are
 	}
 	src := in.sources()
 	for _, o := range outs {

@@ -235,6 +235,8 @@ func FuzzComments(f *testing.F) {
 func FuzzReadFile(f *testing.F) {
 	f.Add("allow: [RLS-W0105]\ndeny: W0104\nstrict: true\n")
 	f.Add("strict: [1, {a: b}]\nallow: &x [*x]\n")
+	f.Add("inventory: ../cluster.yaml\n")
+	f.Add("inventory: [a]\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		s, _ := ReadFile(".rlsolve.yaml", []byte(text))
 		for _, c := range s.Codes {

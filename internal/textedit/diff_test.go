@@ -1,6 +1,8 @@
 package textedit
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -37,4 +39,70 @@ func TestDiff(t *testing.T) {
 	if _, err := Diff("f.yaml", []byte("a\n"), []model.Edit{edit(5, 1, 5, 2, "x")}); err == nil {
 		t.Error("an edit past the end must be refused, as Apply refuses it")
 	}
+}
+
+// FuzzDiff: patching the old text with Diff's hunks gives what Apply
+// gives, and a diff that is empty means Apply changed nothing.
+func FuzzDiff(f *testing.F) {
+	f.Add("a: 1\nb: 2\nc: 3\n", 2, 4, 2, 5, "20")
+	f.Add("1\n2\n3\n4\n5\n6\n7\n8\n9\n10", 10, 1, 10, 3, "x\ny\n")
+	f.Add("", 1, 1, 0, 0, "new\n")
+	f.Fuzz(func(t *testing.T, in string, l, c, el, ec int, text string) {
+		edits := []model.Edit{{Span: model.Span{File: "f", Line: l, Col: c, EndLine: el, EndCol: ec}, NewText: text}}
+		want, err := Apply([]byte(in), edits)
+		if err != nil {
+			return
+		}
+		d, err := Diff("f", []byte(in), edits)
+		if err != nil {
+			t.Fatalf("Diff(%q) failed where Apply did not: %v", in, err)
+		}
+		if got := patch(t, in, d); got != string(want) {
+			t.Fatalf("patching %q with\n%s\ngives %q, Apply %q", in, d, got, want)
+		}
+	})
+}
+
+// patch applies a unified diff of one file to old (the test's own
+// reading of the format, to check Diff against Apply).
+func patch(t *testing.T, old, diff string) string {
+	if diff == "" {
+		return old
+	}
+	src := splitLines([]byte(old))
+	lines := strings.SplitAfter(diff, "\n")
+	var out strings.Builder
+	at := 0 // old lines copied or consumed
+	last := func() {}
+	for _, l := range lines[2:] {
+		switch {
+		case l == "":
+		case strings.HasPrefix(l, "@@ -"):
+			var start, n int
+			fmt.Sscanf(l, "@@ -%d,%d", &start, &n)
+			if n == 0 {
+				start++
+			}
+			for ; at < start-1; at++ {
+				out.Write(src[at])
+			}
+		case strings.HasPrefix(l, `\ No newline`):
+			last()
+		case l[0] == ' ' || l[0] == '+':
+			out.WriteString(l[1:])
+			if l[0] == ' ' {
+				at++
+			}
+			last = func() { s := out.String(); out.Reset(); out.WriteString(strings.TrimSuffix(s, "\n")) }
+		case l[0] == '-':
+			at++
+			last = func() {}
+		default:
+			t.Fatalf("not a diff line: %q", l)
+		}
+	}
+	for ; at < len(src); at++ {
+		out.Write(src[at])
+	}
+	return out.String()
 }

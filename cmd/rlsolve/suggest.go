@@ -47,7 +47,9 @@ Without profile_data (or --profile), stages are ranked with balanced costs
 reasoning setup is assumed (see docs/suggest.md).
 
 Cluster, first found: --inventory FILE (or a live Ray cluster's URL);
---gpus-per-node K; an inventory: key in FILE; otherwise 8 GPUs per node (one node when N < 8), with a note.
+--gpus-per-node K; $RLSOLVE_INVENTORY; the inventory: of the nearest
+.rlsolve.yaml; an inventory: key in FILE; otherwise 8 GPUs per node (one
+node when N < 8), with a note.
 
 Exit codes: 0 suggestions printed, 1 invalid config or no valid placement,
 2 usage or I/O error, 3 internal error or solver budget exceeded.`,
@@ -133,7 +135,7 @@ func runSuggest(f *suggestFlags, args []string) error {
 	if err := spec.ApplyProfile(costs); err != nil {
 		return usageErrorf("%v", err)
 	}
-	cl, notes, err := suggestCluster(f, spec)
+	cl, notes, err := suggestCluster(f, spec, file)
 	if err != nil {
 		return err
 	}
@@ -168,13 +170,18 @@ func runSuggest(f *suggestFlags, args []string) error {
 	return nil
 }
 
-// suggestCluster reads --inventory and lets suggest decide the GPUs and
-// their nodes.
-func suggestCluster(f *suggestFlags, spec *suggest.Spec) (*suggest.Cluster, []string, error) {
+// suggestCluster reads the inventory (--inventory, else, without
+// --gpus-per-node, $RLSOLVE_INVENTORY or the .rlsolve.yaml nearest config)
+// and lets suggest decide the GPUs and their nodes.
+func suggestCluster(f *suggestFlags, spec *suggest.Spec, config string) (*suggest.Cluster, []string, error) {
 	var file *model.Inventory
-	if f.inventory != "" {
+	arg := f.inventory
+	if arg == "" && f.gpusPerNode < 0 {
+		arg = defaultInventory(config)
+	}
+	if arg != "" {
 		var bad *pipeline.Outcome
-		file, bad = loadInventoryArg(nil, f.inventory)
+		file, bad = loadInventoryArg(nil, arg)
 		if bad != nil {
 			return nil, nil, reportOutcome(bad, diag.DiskSources())
 		}

@@ -78,6 +78,7 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	if !knownNodes(o, cfg, inv, opt.Without) {
 		return s
 	}
+	cfg.Replan()
 	// What the config places around the requirements must hold first.
 	ropt.Solving = true
 	set := rules.Build(cfg, inv, ropt)

@@ -24,13 +24,16 @@ var solveExplanations = []Explanation{
 	{
 		Code:  model.CodeRequirementInvalid,
 		Title: "a requirement that cannot be read",
-		Text: "A requirement mapping's own keys cannot be read together: a placement and requirement keys in one " +
-			"mapping, `with:` naming more than one component, an empty component name. A component either says where " +
-			"it goes (placement:) or what it needs (gpus:, processes:, nodes:, with:, apart_from:).",
+		Text: "A requirement mapping's own keys cannot be read together: `with:` naming more than one component, " +
+			"an empty component name, no name at all. A placement may stand beside the requirement keys (solve " +
+			"writes it there, RLinf ignores the other keys): check and plan judge the placement, solve places the " +
+			"component again from its requirement.",
 		Example: `cluster:
   num_nodes: 1
   component_placement:
-    actor: {placement: 0-3, gpus: 4}
+    actor: {gpus: 4}
+    reward: {with: "actor,rollout"}
+    rollout: {gpus: 4}
 `,
 	},
 	{
@@ -99,10 +102,10 @@ cluster:
 	{
 		Code:  model.CodeWriteBackLayout,
 		Title: "a requirement solve cannot replace where it is written",
-		Text: "Solve writes each placement where its requirement is, keeping every other byte. It refuses layouts " +
-			"where that cannot be done safely: two requirement keys on one line of a mapping written over several " +
-			"lines, a requirement from a composed file or the command line (state it in the file solve writes), one " +
-			"mapping shared by two components through a YAML alias, a file with lone CR line endings.",
+		Text: "Solve writes each placement beside its requirement, keeping every other byte. It refuses layouts " +
+			"where that cannot be done safely: a requirement from a composed file or the command line (state it in " +
+			"the file solve writes), one mapping shared by two components through a YAML alias, a placed requirement " +
+			"moved to a node group its mapping does not name, a file with lone CR line endings.",
 		Example: `# rlsolve solve example.yaml --gpus-per-node 8
 cluster:
   num_nodes: 1

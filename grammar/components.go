@@ -50,11 +50,17 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 		switch v.Kind {
 		case yaml.MappingNode:
 			es := d.Mapping(v)
-			if isRequirement(es) {
+			pe, has := yamlpos.Lookup(es, "placement")
+			if isRequirement(es) && !has {
 				d.requirementEntry(cfg, &ce, v, es, kv.Py.Str)
 				continue
 			}
-			pe, has := yamlpos.Lookup(es, "placement")
+			if isRequirement(es) {
+				// Kept beside the placement: solve places it again.
+				if ce.Kept, _ = d.requirement(kv.Py.Str, v, es); ce.Kept != nil {
+					ce.Kept.Placed = d.BareTokenSpan(yamlpos.Deref(pe.V))
+				}
+			}
 			if !has {
 				diag := d.Errorf(model.CodeMissingField, d.Span(v), "", "the placement of %s needs a `placement:` key", kv.Py.Str)
 				diag.Help = []model.Fix{{Message: "or say what it needs (gpus:, processes:, nodes:, with:, apart_from:) and run `rlsolve solve`"}}

@@ -23,21 +23,14 @@ func isRequirement(es []yamlpos.Entry) bool {
 // (solve)"); ok is false when it cannot be used.
 func (d *doc) requirement(name string, v *yaml.Node, es []yamlpos.Entry) (*model.Requirement, bool) {
 	r := &model.Requirement{Span: d.Span(v)}
-	// A flow mapping's span covers it whole only on one line (else just
-	// its brace): only then can a write-back replace it whole.
-	r.Flow = v.Style&yaml.FlowStyle != 0 && r.Span.EndLine == r.Span.Line && r.Span.EndCol-r.Span.Col > 1
+	r.Braced = v.Style&yaml.FlowStyle != 0
 	what := "the requirement of " + name
-	valid := append([]string{"node_group"}, model.RequirementKeys...)
-	if pe, has := yamlpos.Lookup(es, "placement"); has {
-		first := firstRequirementKey(es)
-		diag := d.Errorf(model.CodeRequirementInvalid, d.Span(first.K), "a requirement", "%s has both a placement and requirement keys (`%s`)", name, first.Key)
-		diag.Labels = []model.Label{{Span: d.Span(pe.K), Message: "the placement"}}
-		diag.Why = "A component either says where it goes (placement:, read by check and plan) or what it needs (read by solve), not both."
-		return nil, false
-	}
+	// A placement beside the requirement keys is what solve wrote, and
+	// RLinf reads only the placement and node_group of such a mapping.
+	valid := append([]string{"node_group", "placement"}, model.RequirementKeys...)
 	ok := d.checkFields(es, valid, nil, r.Span, what, "rlsolve solve reads these keys; an unknown one would be silently lost.", "")
 	for _, e := range es {
-		if e.Key == "node_group" {
+		if e.Key == "node_group" || e.Key == "placement" {
 			continue
 		}
 		r.Keys = append(r.Keys, model.KeySpan{Key: e.Key, At: d.BareTokenSpan(e.K), Full: d.entrySpan(e)})
@@ -123,15 +116,6 @@ func (d *doc) positiveIntAt(f *model.IntFact, n *yaml.Node, what string) bool {
 	}
 	f.Value, f.Set = v, true
 	return true
-}
-
-func firstRequirementKey(es []yamlpos.Entry) yamlpos.Entry {
-	for _, e := range es {
-		if slices.Contains(model.RequirementKeys, e.Key) {
-			return e
-		}
-	}
-	return es[0]
 }
 
 // entrySpan covers `key: value` from the key's first character to the

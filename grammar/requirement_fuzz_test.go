@@ -12,7 +12,7 @@ import (
 // keeps (what a write-back edits) and every RLS-E1102 points into the
 // file; a key's position holds that key (not its anchor or tag) and its
 // entry starts there or at the anchor or tag written before it; a
-// flow requirement's span is the whole `{...}` on one line.
+// placement kept beside a requirement is located in the file.
 func FuzzRequirement(f *testing.F) {
 	for _, s := range []string{
 		"    actor:     {gpus: 16, node_group: a800}   # c\n    reward: {with: actor}\n",
@@ -23,6 +23,7 @@ func FuzzRequirement(f *testing.F) {
 		"    actor: &a {gpus: 1, nodes: 2}\n    x: *a\n    y: {<<: *a, with: \"actor, x\"}\n",
 		"    actor: {gpus: 0x10, gpus_per_process: 1_0, apart_from: \"a,,b\", with: []}\n",
 		"    actor: {placement: 0-3, gpus: 4, zzz: 1}\n",
+		"    actor: {placement: \"0-3\", gpus: 4}\n    reward:\n      placement: &p '0-3'\n      with: actor\n",
 		"    \"actor,rollout\": {gpus: 8, apart_from: [\n      x]}\n",
 	} {
 		f.Add(s)
@@ -50,8 +51,13 @@ func FuzzRequirement(f *testing.F) {
 			return
 		}
 		for _, e := range cfg.Components {
-			if r := e.Requirement; r != nil {
-				checkRequirement(t, lines, r)
+			if e.Requirement != nil && e.Kept != nil {
+				t.Fatalf("%v: both a requirement and a kept one", e.Names)
+			}
+			for _, r := range []*model.Requirement{e.Requirement, e.Kept} {
+				if r != nil {
+					checkRequirement(t, lines, r)
+				}
 			}
 		}
 	})
@@ -62,11 +68,8 @@ func checkRequirement(t *testing.T, lines []string, r *model.Requirement) {
 	if !inFile(lines, r.Span) {
 		t.Fatalf("requirement span %+v outside the file", r.Span)
 	}
-	if r.Flow {
-		text := lines[r.Span.Line-1][r.Span.Col-1 : r.Span.EndCol-1]
-		if r.Span.EndLine != r.Span.Line || !strings.HasSuffix(text, "}") {
-			t.Fatalf("flow requirement span %+v is %q, not the whole mapping on its line", r.Span, text)
-		}
+	if r.Placed.Known() && !inFile(lines, r.Placed) {
+		t.Fatalf("the placement kept beside the requirement, %+v, is outside the file", r.Placed)
 	}
 	for _, k := range r.Keys {
 		if !inFile(lines, k.At) || !inFile(lines, k.Full) {

@@ -136,6 +136,21 @@ type ComponentEntry struct {
 	// placement (Invalid is then true: there is nothing to check until
 	// solve places it).
 	Requirement *Requirement
+	// Kept is a requirement written beside the placement (solve --write
+	// keeps it, and RLinf ignores the extra keys): check and plan judge
+	// the placement; solve places the entry again from it, so that the
+	// file can be replanned after a node fails (issue 25 item 7).
+	Kept *Requirement
+}
+
+// Replan makes every kept requirement the entry's requirement again, its
+// placement set aside (its span stays, where solve writes the new one).
+func (c *Config) Replan() {
+	for i := range c.Components {
+		if e := &c.Components[i]; e.Kept != nil {
+			e.Requirement, e.Kept, e.Invalid, e.Segments = e.Kept, nil, true, nil
+		}
+	}
 }
 
 // Segment is one comma-separated part of a placement string: a contiguous

@@ -10,10 +10,11 @@ import (
 // key keeps its position: a conflict points at the keys that cause it.
 type Requirement struct {
 	// Span is where the mapping is shown: a flow mapping on one line
-	// whole (then Flow is true: `{gpus: 8, ...}`), else its first key or
-	// its opening brace.
+	// whole (`{gpus: 8, ...}`), else its first key or its opening brace.
 	Span Span
-	Flow bool
+	// Braced is a flow mapping (on any number of lines): a placement
+	// written before its keys is followed by a comma.
+	Braced bool
 	// GPUs counts devices (robots, or nodes for groups without devices).
 	GPUs IntFact
 	// Auto is `gpus: auto`: the cost model chooses the count (solve
@@ -30,8 +31,11 @@ type Requirement struct {
 	With      NameRef
 	ApartFrom []NameRef
 	// Keys are the requirement's own keys in file order (not placement or
-	// node_group), where a write-back replaces them.
+	// node_group); a write-back puts the placement before them.
 	Keys []KeySpan
+	// Placed is the placement value written beside the keys (quotes
+	// included), where solve writes its new one; unknown when absent.
+	Placed Span
 }
 
 // NameRef is a component name as written, with its position.

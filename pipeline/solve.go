@@ -78,6 +78,7 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	if !knownNodes(o, cfg, inv, opt.Without) {
 		return s
 	}
+	cfg.Replan()
 	// What the config places around the requirements must hold first.
 	ropt.Solving = true
 	set := rules.Build(cfg, inv, ropt)
@@ -225,8 +226,10 @@ func onlyIn(file string, edits []model.Edit) error {
 	return nil
 }
 
-// settled drops the overrides into requirements solve replaced: what they
-// said is in the placements now, and their keys are gone from the text.
+// settled drops the overrides into requirements solve placed: what they
+// said is in the placements now, which is what check reads. (The file's
+// requirement keys stay as written, without them: a later solve of the
+// file places from the file's values.)
 func settled(ovs grammar.Overrides, cfg *model.Config) grammar.Overrides {
 	out := grammar.Overrides{Text: ovs.Text}
 	for _, o := range ovs.List {

@@ -32,9 +32,9 @@ var solveSeeds = []string{
 // FuzzSolve solves fuzzed configs on a small cluster with a short budget:
 // it never panics and never reports an internal error (a placement check
 // refuses, a write-back that does not apply); a config it writes checks,
-// states no requirement any more, and keeps every line that held none;
-// keep, from the plan of that result and with a node removed, holds the
-// same.
+// keeps each requirement it placed beside the placement, and keeps every
+// line of the input; keep, from the plan of that result and with a node
+// removed, places the written config again and holds the same.
 func FuzzSolve(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("testdata", "solve", "*.yaml"))
 	mp, _ := filepath.Glob(filepath.Join("testdata", "solve_mp", "*.yaml"))
@@ -69,7 +69,9 @@ func FuzzSolve(f *testing.F) {
 		}
 		opt.Objective, opt.Previous = solver.ObjectiveKeep, pipeline.PreviousWorkers(doc.Records())
 		opt.Without = []int{int(shape/4) % cfg.NumNodes}
-		solved(t, data, opt)
+		if r := solved(t, s.Text, opt); r != nil && r.Text != nil {
+			keptRequirements(t, r)
+		}
 	})
 }
 
@@ -86,12 +88,26 @@ func solved(t *testing.T, data []byte, opt pipeline.SolveOptions) *pipeline.Solv
 	if s.Verified == nil || s.Verified.Diagnostics.HasErrors() {
 		t.Fatalf("a result that does not check came back")
 	}
-	again, _ := grammar.LoadConfig("fuzz.yaml", s.Text, opt.Limits)
-	for _, e := range again.Components {
-		if e.Requirement != nil {
-			t.Fatalf("%v still states a requirement:\n%s", e.Names, s.Text)
-		}
+	if strings.Contains(string(data), "placement: \"") {
+		// Placements written before are written over: keptRequirements.
+		return s
 	}
+	keptRequirements(t, s)
 	keptInOrder(t, data, s)
 	return s
+}
+
+// keptRequirements: every entry solve placed keeps its requirement beside
+// the placement in the written config, so that solve can place it again.
+func keptRequirements(t *testing.T, s *pipeline.Solved) {
+	t.Helper()
+	again, _ := grammar.LoadConfig("fuzz.yaml", s.Text, grammar.DefaultLimits)
+	if again == nil || len(again.Components) != len(s.Config.Components) {
+		t.Fatalf("the written config reads otherwise:\n%s", s.Text)
+	}
+	for _, p := range s.Placement.Placed {
+		if e := again.Components[p.Entry]; e.Requirement != nil || e.Kept == nil || e.Placement != p.Placement {
+			t.Fatalf("%v: want placement %q beside its requirement, got %q (requirement %v, kept %v):\n%s", e.Names, p.Placement, e.Placement, e.Requirement != nil, e.Kept != nil, s.Text)
+		}
+	}
 }

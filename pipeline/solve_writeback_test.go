@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"testing"
@@ -22,9 +23,10 @@ func solveOn8(file string, data []byte) *pipeline.Solved {
 // rewrites them; read the diff). Beside the golden it requires what the
 // write-back promises whatever the case: the result checks; every input
 // line that holds no requirement key is in the output, in order, byte for
-// byte, and every other output line is a placement or node_group written;
-// a comment on a line solve rewrites stays; and the same input with CRLF
-// line endings gives the same output with CRLF.
+// byte (but for a placement written into a flow mapping), and every other
+// output line is a placement or node_group written; solving the output
+// again gives it unchanged; and the same input with CRLF line endings
+// gives the same output with CRLF.
 func TestSolveWriteBack(t *testing.T) {
 	inputs, err := filepath.Glob(filepath.Join("testdata", "solve", "*.yaml"))
 	if err != nil {
@@ -50,6 +52,11 @@ func TestSolveWriteBack(t *testing.T) {
 			}
 			compareGolden(t, strings.TrimSuffix(in, ".yaml")+".want.yaml", s.Text)
 			keptInOrder(t, data, s)
+			// The requirements stay: the written file is solved again
+			// to the same placements (issue 25 item 7).
+			if again := solveOn8("config.yaml", s.Text); !bytes.Equal(again.Text, s.Text) {
+				t.Errorf("solving the written file again:\n%s\nwant it unchanged (%v)", again.Text, again.Diagnostics)
+			}
 
 			crlf := bytes.ReplaceAll(data, []byte("\n"), []byte("\r\n"))
 			c := solveOn8("config.yaml", crlf)
@@ -63,64 +70,33 @@ func TestSolveWriteBack(t *testing.T) {
 	}
 }
 
-// keptInOrder diffs the input and the output line by line: the lines
-// that state no requirement key must all be in the output, in order,
-// unchanged; the output may add only placement and node_group lines; a
-// comment on a rewritten line (not a dropped one) is kept.
+// written and writtenGroup match what solve adds to a line: a placement
+// (and the node group it chose) before a flow mapping's first key.
+var (
+	written      = regexp.MustCompile(`placement: "[^"]*", `)
+	writtenGroup = regexp.MustCompile(`node_group: [^,{}]+, placement: "[^"]*", `)
+)
+
+// keptInOrder diffs the input and the output line by line: solve only
+// adds, so every input line is in the output, in order, byte for byte,
+// once the placements written into flow mappings are taken out; every
+// other output line is a placement or node_group written.
 func keptInOrder(t *testing.T, in []byte, s *pipeline.Solved) {
 	t.Helper()
-	rewritten, dropped := requirementLines(s.Config)
 	inLines := strings.Split(string(in), "\n")
-	var kept []string
-	for i, l := range inLines {
-		switch {
-		case rewritten[i+1]:
-			if c := strings.Index(l, " #"); c >= 0 && !bytes.Contains(s.Text, []byte(l[c:])) {
-				t.Errorf("line %d's comment %q is lost", i+1, l[c:])
-			}
-		case !dropped[i+1]:
-			kept = append(kept, l)
-		}
-	}
 	next := 0
 	for _, l := range strings.Split(string(s.Text), "\n") {
-		switch {
-		case next < len(kept) && l == kept[next]:
+		switch trimmed := strings.TrimSpace(l); {
+		case next < len(inLines) && (written.ReplaceAllString(l, "") == inLines[next] || writtenGroup.ReplaceAllString(l, "") == inLines[next]):
 			next++
-		case strings.Contains(l, "placement: \"") || strings.Contains(l, "node_group: "):
+		case strings.HasPrefix(trimmed, "placement: \"") || strings.HasPrefix(trimmed, "node_group: "):
 		default:
 			t.Errorf("output line %q is neither kept from the input nor a placement written", l)
 		}
 	}
-	if next < len(kept) {
-		t.Errorf("input line %q is missing from the output (or out of order)", kept[next])
+	if next < len(inLines) {
+		t.Errorf("input line %q is missing from the output (or out of order)", inLines[next])
 	}
-}
-
-// requirementLines are the lines (from 1) that hold requirement keys, as
-// the grammar read them: those solve rewrites in place (a one-line flow
-// mapping, a first key's last line) and those whose keys it drops.
-func requirementLines(cfg *model.Config) (rewritten, dropped map[int]bool) {
-	rewritten, dropped = map[int]bool{}, map[int]bool{}
-	for _, e := range cfg.Components {
-		r := e.Requirement
-		switch {
-		case r == nil:
-		case r.Flow:
-			rewritten[r.Span.Line] = true
-		default:
-			for i, k := range r.Keys {
-				for l := k.Full.Line; l <= k.Full.EndLine; l++ {
-					if i == 0 {
-						rewritten[l] = true
-					} else {
-						dropped[l] = true
-					}
-				}
-			}
-		}
-	}
-	return rewritten, dropped
 }
 
 // TestSolveRefusesLayouts: layouts solve cannot edit in place are refused
@@ -135,12 +111,7 @@ func TestSolveRefusesLayouts(t *testing.T) {
 		says            string
 		code            string
 	}{
-		{"two keys on a line of a flow mapping over lines", "    actor: {gpus: 16, processes: 16,\n            node_group: a800}\n", 6, 23, "actor.processes shares a line with other keys", model.CodeWriteBackLayout},
-		{"a dropped key before the closing brace", "    actor: {node_group: a800,\n            gpus: 16,\n            processes: 16}\n", 8, 13, "actor.processes is followed by more than a comment", model.CodeWriteBackLayout},
-		{"a flow list over lines, dropped", "    actor:\n      gpus: 16\n      apart_from: [\n        x]\n    x: {gpus: 1}\n", 8, 7, "actor.apart_from is followed by more than a comment", model.CodeWriteBackLayout},
-		{"a flow list over lines, replaced", "    actor:\n      apart_from: [\n        x]\n      gpus: 16\n    x: {gpus: 1}\n", 7, 7, "actor.apart_from is followed by more than a comment", model.CodeWriteBackLayout},
 		{"one mapping for two components", "    actor: &a {gpus: 8}\n    x: *a\n", 7, 5, "x's requirement is the mapping of actor (a YAML alias)", model.CodeWriteBackLayout},
-		{"an anchor on a one-line node_group", "    actor: {gpus: 8, node_group: &g a800}\n    x: {gpus: 2, node_group: *g}\n", 6, 34, "actor's node_group carries a YAML anchor", model.CodeWriteBackLayout},
 		{"model-parallel ignores node_group", "    actor: {gpus: 8, node_group: a800}\n    rollout: {with: actor}\n    reward: {with: actor}\nrunner:\n  task_type: reasoning\n", 6, 34, "ModelParallelComponentPlacement ignores node_group", model.CodeRequirementConflict},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -164,6 +135,34 @@ func TestSolveRefusesLayouts(t *testing.T) {
 	}
 }
 
+// TestSolveWritesAnyLayout: layouts a write-back that replaced the
+// requirement had to refuse (keys sharing lines of a flow mapping over
+// several lines, flow lists over lines, an anchor) take the placement
+// before their first key, and the result checks and places alike again.
+func TestSolveWritesAnyLayout(t *testing.T) {
+	const head = "cluster:\n  num_nodes: 4\n  node_groups:\n    - {label: a800, node_ranks: 0-1}\n  component_placement:\n"
+	for _, c := range []struct{ name, placement, want string }{
+		{"two keys on a line of a flow mapping over lines", "    actor: {gpus: 16, processes: 16,\n            node_group: a800}\n",
+			"    actor: {placement: \"0-15\", gpus: 16, processes: 16,\n            node_group: a800}\n"},
+		{"a key before the closing brace", "    actor: {node_group: a800,\n            gpus: 16,\n            processes: 16}\n",
+			"    actor: {node_group: a800,\n            placement: \"0-15\", gpus: 16,\n            processes: 16}\n"},
+		{"a flow list over lines", "    actor:\n      apart_from: [\n        x]\n      gpus: 16\n    x: {gpus: 1}\n",
+			"    actor:\n      placement: \"0-15\"\n      apart_from: [\n        x]\n      gpus: 16\n    x: {placement: \"16\", gpus: 1}\n"},
+		{"an anchor on a one-line node_group", "    actor: {gpus: 8, node_group: &g a800}\n    x: {gpus: 2, node_group: *g}\n",
+			"    actor: {placement: \"0-7\", gpus: 8, node_group: &g a800}\n    x: {placement: \"8-9\", gpus: 2, node_group: *g}\n"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := solveOn8("c.yaml", []byte(head+c.placement))
+			if string(s.Text) != head+c.want {
+				t.Fatalf("got\n%s\nwant\n%s%s(%v)", s.Text, head, c.want, s.Diagnostics)
+			}
+			if again := solveOn8("c.yaml", s.Text); !bytes.Equal(again.Text, s.Text) {
+				t.Errorf("solved again:\n%s\n(%v)", again.Text, again.Diagnostics)
+			}
+		})
+	}
+}
+
 // TestSolveUnitsOfSeveralNames: an entry naming two model-parallel
 // components takes devices in whole processes of both TP sizes.
 func TestSolveUnitsOfSeveralNames(t *testing.T) {
@@ -177,17 +176,17 @@ func TestSolveUnitsOfSeveralNames(t *testing.T) {
 	if s.Text == nil || s.Verified.Diagnostics.HasErrors() {
 		t.Fatalf("12 GPUs: want a placement check accepts, got %v", s.Diagnostics)
 	}
-	if !bytes.Contains(s.Text, []byte(`actor,rollout: {placement: "0-11"}`)) {
+	if !bytes.Contains(s.Text, []byte(`actor,rollout: {placement: "0-11", gpus: 12}`)) {
 		t.Errorf("12 GPUs: got\n%s", s.Text)
 	}
 }
 
-// TestSolveLastLine: a key dropped from the file's last line, which has
-// no line ending, goes with the line ending before it.
+// TestSolveLastLine: a requirement on the file's last line, which has no
+// line ending, keeps it so; the placement goes on a line before it.
 func TestSolveLastLine(t *testing.T) {
 	for _, eol := range []string{"\n", "\r\n"} {
 		in := strings.ReplaceAll("cluster:\n  num_nodes: 1\n  component_placement:\n    actor:\n      gpus: 4 # four\n      processes: 2", "\n", eol)
-		want := strings.ReplaceAll("cluster:\n  num_nodes: 1\n  component_placement:\n    actor:\n      placement: \"0-3:0-1\" # four", "\n", eol)
+		want := strings.ReplaceAll("cluster:\n  num_nodes: 1\n  component_placement:\n    actor:\n      placement: \"0-3:0-1\"\n      gpus: 4 # four\n      processes: 2", "\n", eol)
 		if s := solveOn8("c.yaml", []byte(in)); string(s.Text) != want {
 			t.Errorf("%q:\n%q\nwant\n%q (%v)", eol, s.Text, want, s.Diagnostics)
 		}

@@ -349,8 +349,9 @@ func TestKeysMatchGrammar(t *testing.T) {
 
 // TestRequirements: the requirement mappings `rlsolve solve` reads (the
 // issue's and design.md's, in flow and block style) validate; a mapping
-// with a misspelt key, a count of zero, both a placement and requirement
-// keys, or nothing a requirement needs does not, and rlsolve reports each.
+// with a misspelt key (beside a placement too), a count of zero, or
+// nothing a requirement needs does not, and rlsolve reports each; a
+// placement beside requirement keys (what solve writes) validates.
 func TestRequirements(t *testing.T) {
 	cluster := compile(t, "cluster")
 	cp := func(s string) string {
@@ -368,6 +369,7 @@ func TestRequirements(t *testing.T) {
 		"with a one-name list":  cp("    actor: {gpus: 8}\n    reward: {with: [actor]}\n"),
 		"apart_from as a name":  cp("    actor: {gpus: 8}\n    critic: {gpus: 2, apart_from: \"actor\"}\n"),
 		"mixed with placements": cp("    actor: 0-7\n    rollout: {node_group: a800, placement: 8-15}\n    reward: {with: actor}\n"),
+		"placement and gpus":    cp("    actor: {gpus: 8, placement: 0-7}\n"),
 	} {
 		if err := cluster.Validate(toJSON(t, []byte(src))); err != nil {
 			t.Errorf("%s: rejected:\n%v", name, err)
@@ -376,7 +378,7 @@ func TestRequirements(t *testing.T) {
 	for name, src := range map[string]string{
 		"misspelt key":            cp("    actor: {gpus: 8, gpuz: 1}\n"),
 		"zero gpus":               cp("    actor: {gpus: 0}\n"),
-		"placement and gpus":      cp("    actor: {gpus: 8, placement: 0-7}\n"),
+		"placement and gpuz":      cp("    actor: {gpus: 8, placement: 0-7, gpuz: 1}\n"),
 		"with two components":     cp("    actor: {gpus: 8}\n    critic: {gpus: 2}\n    reward: {with: [actor, critic]}\n"),
 		"apart_from alone":        cp("    actor: {gpus: 8}\n    critic: {apart_from: actor}\n"),
 		"gpus_per_process a word": cp("    actor: {gpus: 8, gpus_per_process: two}\n"),

@@ -70,12 +70,7 @@ func ComposeValues(file string, data []byte, opt ConfigOptions) (*Composed, mode
 	before := len(d.Diags)
 	root, _ := c.value(d, d.Root, "", 0).(Ordered)
 	c.Config = root
-	kept := d.Diags[:before:before]
-	for _, x := range d.Diags[before:] {
-		if x.Code != model.CodeYAML11 {
-			kept = append(kept, x)
-		}
-	}
+	kept := append(d.Diags[:before:before], yamlpos.WithoutSurprises(d.Diags[before:])...)
 	if yamlpos.Deref(d.Root).Kind != yaml.MappingNode {
 		d.WrongType(d.Root, "expected a mapping", d.File(), "a YAML mapping", yamlpos.KindName(d.Root))
 		kept = append(kept, d.Diags[len(d.Diags)-1])

@@ -177,3 +177,16 @@ func Describe(v Value) string {
 func (d *Doc) errorOnce(n *yaml.Node, code string, at model.Span, label, format string, args ...any) *model.Diagnostic {
 	return d.Record(n, diagnostic(model.SeverityError, code, at, label, format, args...))
 }
+
+// WithoutSurprises returns ds less the refusals of YAML 1.1's surprising
+// readings (D3) that this package raises: for a caller that reports values
+// as Python holds them, where the reading is the value, not an error.
+func WithoutSurprises(ds model.Diagnostics) model.Diagnostics {
+	kept := ds[:0:0]
+	for _, x := range ds {
+		if x.Code != model.CodeYAML11 {
+			kept = append(kept, x)
+		}
+	}
+	return kept
+}

@@ -211,7 +211,12 @@ inventory:
 		Title: "logits spike beyond the headroom",
 		Text: "Log-probs, entropy and KL materialise the micro-batch's logits in fp32 over the vocabulary (tokens/CP × " +
 			"vocab/TP × 4 bytes), often copied two or three times. slime #1767 crashed after 37 steps allocating 61 GiB " +
-			"for 108k packed tokens next to SGLang's 48.8 GiB. Lower the tokens per micro-batch or raise TP or CP.",
+			"for 108k packed tokens next to SGLang's 48.8 GiB. Lower the tokens per micro-batch or raise TP or CP. " +
+			"The same code names the token count that runs out when nothing bounds a micro-batch: a token cap packs " +
+			"samples up to it but never splits one, so a sample longer than the cap (a long response, or a multi-turn " +
+			"trajectory bounded only by the context length) forms a micro-batch of its own (slime #1951: 58 GiB of " +
+			"logits at ~205k tokens under a cap of 9,216). Cap every sample's length (prompt, turns and response) " +
+			"below that count.",
 		Example: `cluster:
   num_nodes: 1
   component_placement:

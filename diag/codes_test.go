@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/rlsolve/rlsolve/model"
 )
 
 // modelCodes reads every "RLS-..." constant from model/codes*.go (codes.go
@@ -113,6 +115,27 @@ func TestExplainSpelling(t *testing.T) {
 	for _, in := range []string{"", "RLS-", "E9999", "RLS-RLS-E0201", "0201"} {
 		if _, ok := Explain(in); ok {
 			t.Errorf("Explain(%q) found something", in)
+		}
+	}
+}
+
+// A code raised for more than one cause explains each of them: a user
+// reading --explain for a finding must find the case the finding names.
+func TestExplanationCoversEveryCase(t *testing.T) {
+	for _, tc := range []struct {
+		code, cause, phrase string
+	}{
+		{model.WarnMemoryLogits, "micro-batch at its cap", "tokens/CP × vocab/TP × 4 bytes"},
+		{model.WarnMemoryLogits, "unbounded sample", "sample longer than the cap"},
+		{model.WarnMemoryLogits, "multi-turn context", "multi-turn trajectory bounded only by the context length"},
+		{model.WarnMemoryLogits, "fix for the unbounded case", "Cap every sample's length"},
+	} {
+		e, ok := Explain(tc.code)
+		if !ok {
+			t.Fatalf("%s not explained", tc.code)
+		}
+		if !strings.Contains(e.Text, tc.phrase) {
+			t.Errorf("%s (%s): explanation lacks %q", tc.code, tc.cause, tc.phrase)
 		}
 	}
 }

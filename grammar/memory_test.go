@@ -144,3 +144,34 @@ func TestMemorySettingsErrors(t *testing.T) {
 		t.Errorf("error at %v, want 6:27", d.Primary)
 	}
 }
+
+// VLLM_USE_V1 in env_configs picks vLLM's engine for the memory model.
+func TestMemorySettingsVLLMEnv(t *testing.T) {
+	group := func(vars string) string {
+		return "cluster:\n  num_nodes: 1\n  component_placement:\n    actor,rollout,reward: all\n  node_groups:\n" +
+			"    - label: a\n      node_ranks: 0\n      env_configs:\n" + vars
+	}
+	one := func(v string) string {
+		return "        - node_ranks: 0\n          env_vars:\n            - VLLM_USE_V1: " + v + "\n"
+	}
+	tests := []struct {
+		name     string
+		src      string
+		set, val bool
+	}{
+		{"absent", "cluster:\n  num_nodes: 1\n  component_placement:\n    actor,rollout,reward: all\n", false, true},
+		{"V0", group(one("0")), true, false},
+		{"V0 quoted", group(one(`"0"`)), true, false},
+		{"V1", group(one("1")), true, true},
+		{"not a number", group(one(`"yes"`)), false, true},
+		{"disagreeing entries keep V1", group(one("0") + one("1")), true, true},
+		{"other variables", group("        - node_ranks: 0\n          env_vars:\n            - VLLM_USE_V2: 0\n"), false, true},
+	}
+	for _, tt := range tests {
+		cfg, _ := mustLoad(t, tt.src)
+		v := cfg.Memory.Rollout.V1
+		if v.Set != tt.set || v.Value != tt.val || v.Key != "VLLM_USE_V1" || tt.set && v.Span.Line == 0 {
+			t.Errorf("%s: %+v, want set %v value %v", tt.name, v, tt.set, tt.val)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package memory
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/rlsolve/rlsolve/model"
@@ -58,5 +59,49 @@ func TestSGLangFromItsLog(t *testing.T) {
 	}
 	if free := float64(capacity-phases[PhaseRollout].Total()) / GiB; free < 0 || free > 2 {
 		t.Errorf("%.2f GiB free once started, the log's 0.53", free)
+	}
+}
+
+// vLLM's engine comes from the profile's vllm_v1 where declared, else from
+// the config's VLLM_USE_V1, else vLLM's default V1; the notes say which.
+func TestVLLMEngineChoice(t *testing.T) {
+	a, _ := LookupTable("qwen2.5-32b", "")
+	env := func(v bool) model.BoolFact {
+		return model.BoolFact{Value: v, Set: true, Key: "VLLM_USE_V1", Span: model.Span{File: "c.yaml", Line: 9, Col: 30}}
+	}
+	tests := []struct {
+		name     string
+		profile  float64 // -1: not declared
+		v1       model.BoolFact
+		v0       bool
+		note     string // a note the worker must have
+		assumeV1 bool   // whether the V1 assumption is noted
+	}{
+		{"nothing said", -1, model.BoolFact{}, false, "", true},
+		{"config V0", -1, env(false), true, "VLLM_USE_V1: 0 at c.yaml:9:30", false},
+		{"config V1", -1, env(true), false, "", false},
+		{"profile V0 over config V1", 0, env(true), true, "vllm_v1: 0 in the profile", false},
+		{"profile V1 over config V0", 1, env(false), false, "", false},
+	}
+	for _, tt := range tests {
+		prof := DefaultProfile()
+		prof.Spans = map[string]model.Span{}
+		if tt.profile >= 0 {
+			prof.VLLMV1, prof.Spans["vllm_v1"] = tt.profile, model.Span{File: "p.yaml", Line: 1, Col: 1}
+		}
+		r := model.EngineSettings{Backend: model.StringFact{Value: "vllm", Set: true}, MemFraction: model.FloatFact{Value: 0.9, Set: true},
+			TP: model.IntFact{Value: 2, Set: true}, PP: model.IntFact{Value: 1, Set: true}, V1: tt.v1}
+		in := Input{Settings: &model.MemorySettings{Framework: "rlinf", Rollout: r}, Arch: a, Profile: prof}
+		w := EngineWorker(in, "rollout", r)
+		notes := strings.Join(w.Notes, "\n")
+		if w.Engine.V0 != tt.v0 {
+			t.Errorf("%s: V0 %v, want %v", tt.name, w.Engine.V0, tt.v0)
+		}
+		if tt.note != "" && !strings.Contains(notes, tt.note) {
+			t.Errorf("%s: notes lack %q:\n%s", tt.name, tt.note, notes)
+		}
+		if got := strings.Contains(notes, "vLLM's V1 engine"); got != tt.assumeV1 {
+			t.Errorf("%s: V1 assumed in the notes %v, want %v:\n%s", tt.name, got, tt.assumeV1, notes)
+		}
 	}
 }

@@ -49,8 +49,8 @@ func (in Input) engineAssumptions(component string, r model.EngineSettings, kind
 	}
 	switch {
 	case kind == "vllm":
-		if _, ok := in.Profile.Spans["vllm_v1"]; !ok {
-			out = append(out, "vLLM's V1 engine, which refuses to start with less free than its budget (vllm_v1: 0 in --mem-profile for V0)")
+		if _, ok := in.Profile.Spans["vllm_v1"]; !ok && !r.V1.Set {
+			out = append(out, "vLLM's V1 engine, which refuses to start with less free than its budget (VLLM_USE_V1: 0 in env_configs, or vllm_v1: 0 in --mem-profile, for V0)")
 		}
 	case !r.MemFraction.Set:
 		out = append(out, "SGLang's default mem_fraction_static as server_args.py computes it since PR #10975 (older versions used fixed values)")
@@ -67,4 +67,22 @@ func (in Input) engineAssumptions(component string, r model.EngineSettings, kind
 // fp8Weights reports whether the engine loads FP8 weights.
 func fp8Weights(q model.StringFact) bool {
 	return strings.Contains(strings.ToLower(q.Value), "fp8")
+}
+
+// vllmV0 reports whether a vLLM engine runs V0: the profile's vllm_v1 where
+// it declares one (a measurement of the run), else the config's
+// VLLM_USE_V1, else vLLM's default, V1.
+func (in Input) vllmV0(r model.EngineSettings) bool {
+	if _, ok := in.Profile.Spans["vllm_v1"]; ok || !r.V1.Set {
+		return in.Profile.VLLMV1 < 0.5
+	}
+	return !r.V1.Value
+}
+
+// vllmSource names what chose the vLLM engine, for the notes.
+func (in Input) vllmSource(r model.EngineSettings) string {
+	if _, ok := in.Profile.Spans["vllm_v1"]; ok || !r.V1.Set {
+		return "vllm_v1: 0 in the profile"
+	}
+	return fmt.Sprintf("%s: 0 at %s", r.V1.Key, r.V1.Span)
 }

@@ -45,7 +45,7 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 			ContextBytes: in.Profile.EnginePreloadBytes, GraphBytes: graphs, ActivationBytes: in.Profile.EngineActivationBytes,
 			ContextSource: in.Profile.Source("engine_preload_gib") + ", before the engine loads (0.40 GiB in SGLang 0.4.3's L4 log)",
 			GraphSource:   graphSrc, ActivationSource: in.Profile.Source("engine_activation_gib"),
-			V0: kind == "vllm" && in.Profile.VLLMV1 < 0.5}
+			V0: kind == "vllm" && in.vllmV0(r)}
 		if kind == "vllm" {
 			in.vllmOverheads(w.Engine, r)
 		} else {
@@ -57,7 +57,7 @@ func EngineWorker(in Input, component string, r model.EngineSettings) Worker {
 		}
 		w.Notes = append(w.Notes, in.engineAssumptions(component, r, kind)...)
 		if kind == "vllm" && w.Engine.V0 {
-			w.Notes = append(w.Notes, fmt.Sprintf("%s: vLLM V0 (vllm_v1: 0 in the profile): no free-memory check at start; its KV cache is what the GPU's fraction leaves after everything resident", component))
+			w.Notes = append(w.Notes, fmt.Sprintf("%s: vLLM V0 (%s): no free-memory check at start; its KV cache is what the GPU's fraction leaves after everything resident", component, in.vllmSource(r)))
 		}
 		return w
 	}

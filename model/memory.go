@@ -124,6 +124,9 @@ type EngineSettings struct {
 	// DeepEP is the engine's DeepEP all-to-all (--sglang-moe-a2a-backend
 	// deepep).
 	DeepEP BoolFact
+	// V1 is vLLM's engine: V1 (true) or V0, from VLLM_USE_V1 in RLinf's
+	// env_configs; not Set means vLLM's default, V1.
+	V1 BoolFact
 	// ContextLength is the engine's context (slime --sglang-context-length);
 	// 0 means the model's max_position_embeddings.
 	ContextLength IntFact

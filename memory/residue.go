@@ -56,7 +56,7 @@ func (in Input) engineAssumptions(component string, r model.EngineSettings, kind
 		out = append(out, "SGLang's default mem_fraction_static as server_args.py computes it since PR #10975 (older versions used fixed values)")
 	}
 	if r.DeepEP.Value {
-		out = append(out, fmt.Sprintf("DeepEP's buffers are not modelled (%s%s in --mem-profile)", componentPrefix, component))
+		out = append(out, deepEPNote(component))
 	}
 	if len(out) == 0 {
 		return nil
@@ -85,4 +85,15 @@ func (in Input) vllmSource(r model.EngineSettings) string {
 		return "vllm_v1: 0 in the profile"
 	}
 	return fmt.Sprintf("%s: 0 at %s", r.V1.Key, r.V1.Span)
+}
+
+// deepEPNote says that DeepEP's buffers are not counted, with the one public
+// measurement of their size to go by: about 3.1 GB a GPU in DeepEP's own
+// low-latency test at DeepSeek-V3's shapes (deepseek-ai/DeepEP#510, PyTorch
+// 2.8.1; more under 2.9.1). They grow with the hidden size, the experts and
+// the tokens dispatched per rank, which that one number does not give, so it
+// is quoted rather than counted.
+func deepEPNote(component string) string {
+	return fmt.Sprintf("DeepEP's buffers are not modelled (about 3.1 GB a GPU in DeepEP's low-latency test at DeepSeek-V3's shapes, "+
+		"deepseek-ai/DeepEP#510; declare them with %s%s in --mem-profile)", componentPrefix, component)
 }

@@ -133,7 +133,7 @@ func megatronTrainer(in Input, t *model.TrainerSettings, component string, order
 		w.Phases[PhaseRollout] = join(w.Phases[PhaseRollout], Usage{res})
 	}
 	if t.DeepEP.Value {
-		w.Notes = append(w.Notes, fmt.Sprintf("%s: DeepEP's buffers are not modelled (%s%s in --mem-profile)", component, componentPrefix, component))
+		w.Notes = append(w.Notes, component+": "+deepEPNote(component))
 	}
 	vocab, tp, cp := args.PaddedVocabSize, args.TensorModelParallelSize, args.ContextParallelSize
 	w.Spikes[PhaseTrain] = in.spike(sh, vocab, tp, cp)

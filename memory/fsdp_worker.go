@@ -69,6 +69,11 @@ func fsdpTrainer(in Input, t *model.TrainerSettings, component string, order int
 			ctx = append(ctx, part(KindProfiled, float64(declared), in.Profile.Source(componentPrefix+component)))
 		}
 	}
+	// Offloaded, the actor leaves its context and NCCL buffers only: RLinf
+	// offloads the whole FSDP state since its PR #1095, which fixed the
+	// flat-parameter views RLinf#1094 found left on the GPU. The "~4 GB"
+	// residue quoted in issue 23 has no public source to count from; a run
+	// on an older RLinf declares what it measures in --mem-profile.
 	flags := []model.BoolFact{t.EnableOffload, t.EnableOffload, t.EnableOffload}
 	w.Phases[PhaseInit] = join(ctx, state)
 	w.AfterStart = w.Phases[PhaseInit]

@@ -86,3 +86,39 @@ func TestWorkersSlimeLogitsSpike(t *testing.T) {
 		t.Errorf("no logits warning: %+v", fs)
 	}
 }
+
+// An offloaded FSDP actor leaves its context and NCCL buffers during
+// rollout and nothing more (RLinf's full offload since its PR #1095, which
+// fixed the flat-parameter views RLinf#1094 found left on the GPU); without
+// offload its whole state stays.
+func TestOffloadedFSDPLeavesItsFloor(t *testing.T) {
+	a, _ := LookupTable("qwen2.5-7b", "")
+	floor := float64((Input{Profile: DefaultProfile()}).context().Total()) / GiB
+	tests := []struct {
+		sharding string
+		offload  bool
+		state    bool // whether state stays during rollout
+	}{
+		{"full_shard", true, false},
+		{"no_shard", true, false},
+		{"shard_grad_op", true, false},
+		{"full_shard", false, true},
+		{"no_shard", false, true},
+	}
+	for _, tt := range tests {
+		tr := model.TrainerSettings{Backend: model.StringFact{Value: "fsdp", Set: true}, EnableOffload: model.BoolFact{Value: tt.offload, Set: true},
+			ShardingStrategy: model.StringFact{Value: tt.sharding, Set: true}, Precision: model.StringFact{Value: "bf16", Set: true},
+			MicroBatch: model.IntFact{Value: 1, Set: true}}
+		s := &model.MemorySettings{Framework: "rlinf", Actor: tr, Batch: model.BatchSettings{SeqLength: model.IntFact{Value: 4096, Set: true}}}
+		in := Input{Settings: s, Arch: a, Profile: DefaultProfile(), Layout: Layout{Collocated: true, ActorGPUs: 8, RolloutGPUs: 8, GPUsPerNode: 8}}
+		w := fsdpTrainer(in, &s.Actor, "actor", 0)
+		roll := w.Phases[PhaseRollout]
+		kept := roll.State() > 0
+		if kept != tt.state {
+			t.Errorf("%s offload %v: state kept during rollout %v (%d bytes), want %v", tt.sharding, tt.offload, kept, roll.State(), tt.state)
+		}
+		if !tt.state && !near(float64(roll.Total())/GiB, floor, 0.001) {
+			t.Errorf("%s offloaded: rollout %.3f GiB, want the context and NCCL floor %.3f", tt.sharding, float64(roll.Total())/GiB, floor)
+		}
+	}
+}

@@ -36,7 +36,7 @@ func (d *doc) memorySettings(cfg *model.Config) *model.MemorySettings {
 	}
 	s.Critic = r.boolean(false, "critic.use_critic_model")
 	s.Rollout = r.engine("rollout", mp.RolloutTP, mp.RolloutPP)
-	s.Rollout.V1 = vllmV1(cfg.NodeGroups)
+	s.Rollout.V1 = vllmV1(cfg, "rollout")
 	if !s.Rollout.Backend.Set && embodied {
 		s.Rollout.Backend.Value = "huggingface" // embodied runs generate with the policy itself
 	}
@@ -50,7 +50,7 @@ func (d *doc) memorySettings(cfg *model.Config) *model.MemorySettings {
 			}
 			e := r.engine(name, r.integer(1, name+".tensor_parallel_size"), r.integer(1, name+".pipeline_parallel_size"))
 			e.ModelPath = r.str("", name+".model.model_path")
-			e.V1 = s.Rollout.V1
+			e.V1 = vllmV1(cfg, name)
 			s.OtherEngines[name] = e
 		}
 	}

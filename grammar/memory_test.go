@@ -147,10 +147,11 @@ func TestMemorySettingsErrors(t *testing.T) {
 
 // VLLM_USE_V1 in env_configs picks vLLM's engine for the memory model.
 func TestMemorySettingsVLLMEnv(t *testing.T) {
-	group := func(vars string) string {
-		return "cluster:\n  num_nodes: 1\n  component_placement:\n    actor,rollout,reward: all\n  node_groups:\n" +
-			"    - label: a\n      node_ranks: 0\n      env_configs:\n" + vars
+	placed := func(through, vars string) string {
+		return "cluster:\n  num_nodes: 1\n  component_placement:\n    actor,rollout,reward:\n      node_group: " + through +
+			"\n      placement: all\n  node_groups:\n    - label: a\n      node_ranks: 0\n      env_configs:\n" + vars
 	}
+	group := func(vars string) string { return placed("a", vars) }
 	one := func(v string) string {
 		return "        - node_ranks: 0\n          env_vars:\n            - VLLM_USE_V1: " + v + "\n"
 	}
@@ -165,6 +166,7 @@ func TestMemorySettingsVLLMEnv(t *testing.T) {
 		{"V1", group(one("1")), true, true},
 		{"not a number", group(one(`"yes"`)), false, true},
 		{"disagreeing entries keep V1", group(one("0") + one("1")), true, true},
+		{"placed through the default group: none applies", placed("node", one("0")), false, true},
 		{"other variables", group("        - node_ranks: 0\n          env_vars:\n            - VLLM_USE_V2: 0\n"), false, true},
 	}
 	for _, tt := range tests {

@@ -15,9 +15,8 @@ const vllmEnvKey = "VLLM_USE_V1"
 // vLLM's among them. Unset means vLLM's default, V1. Where groups disagree
 // V1 stands: its free-memory check at start is the stricter verdict. A
 // value other than 0 or 1 is left to the default (vLLM cannot parse it).
-// Model-parallel placement ignores node_group (D9, RLS-W0106 says so); the
-// class is decided after this read, so the variable is taken as the
-// config's intent there too.
+// Model-parallel placement ignores node_group (D9); the class is decided
+// after this read, and the pipeline drops the value there (groupEnvDropped).
 func vllmV1(cfg *model.Config, component string) model.BoolFact {
 	f := model.BoolFact{Value: true, Key: vllmEnvKey}
 	for _, g := range cfg.NodeGroups {

@@ -66,3 +66,26 @@ func usedNodes(inv *model.Inventory, n int) []model.Node {
 	}
 	return inv.Nodes
 }
+
+// groupEnvDropped is s without the engine settings read from env_configs
+// where class places the engines Packed over the whole cluster: RLinf
+// then ignores their node_group, so no group's variables reach them (D8,
+// D9), and vLLM runs its default engine.
+func groupEnvDropped(s *model.MemorySettings, class model.PlacementClass) *model.MemorySettings {
+	switch class {
+	case model.ClassModelParallel, model.ClassModelParallelEval, model.ClassMultiAgent, model.ClassMultiAgentEval:
+	default:
+		return s
+	}
+	if s == nil {
+		return nil
+	}
+	c := *s
+	c.Rollout.V1 = model.BoolFact{Value: true, Key: s.Rollout.V1.Key}
+	c.OtherEngines = make(map[string]model.EngineSettings, len(s.OtherEngines))
+	for name, e := range s.OtherEngines {
+		e.V1 = model.BoolFact{Value: true, Key: e.V1.Key}
+		c.OtherEngines[name] = e
+	}
+	return &c
+}

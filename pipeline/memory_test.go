@@ -76,6 +76,9 @@ func TestMemoryVLLMEngineFromEnv(t *testing.T) {
 		{"unset: V1 assumed", base + rest, "vLLM's V1 engine", "vLLM V0"},
 		{"V0 from env_configs", base + env("0") + rest, "vLLM V0 (VLLM_USE_V1: 0 at c.yaml:13:28)", "vLLM's V1 engine"},
 		{"V1 from env_configs", base + env("1") + rest, "", "vLLM"},
+		// Model-parallel placement ignores node_group: the variable reaches no engine.
+		{"V0 under model-parallel placement", base + env("0") + rest + "actor:\n  model:\n    tensor_model_parallel_size: 2\n",
+			"vLLM's V1 engine", "vLLM V0"},
 	}
 	for _, tt := range tests {
 		o := pipeline.CheckBytes("c.yaml", []byte(tt.src), pipeline.Options{Inventory: inv, GPUsPerNode: -1})

@@ -149,6 +149,7 @@ func CheckBytes(file string, data []byte, opt Options) *Outcome {
 	if inv == nil {
 		return o
 	}
+	cfg.Memory = groupEnvDropped(cfg.Memory, o.Class)
 	mem, notes := o.memory(cfg.Memory, usedNodes(inv, cfg.NumNodes), cfg.ComponentsSpan, opt)
 	ropt.Memory = mem
 	set := rules.Build(cfg, inv, ropt)

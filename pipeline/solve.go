@@ -85,6 +85,7 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 	if !o.judge(set, opt.Options, cfg.ComponentsSpan) {
 		return s
 	}
+	cfg.Memory = groupEnvDropped(cfg.Memory, o.Class)
 	mem, notes := o.memory(cfg.Memory, usedNodes(inv, cfg.NumNodes), cfg.ComponentsSpan, opt.Options)
 	o.memoryNotes(notes)
 	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: o.Class, Without: opt.Without, Memory: mem, Counts: s.costCounts(file, data, cfg, inv, opt)})

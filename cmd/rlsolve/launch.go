@@ -337,7 +337,7 @@ func (f *launchFlags) launcher(o *pipeline.Outcome, job *rlexec.Job) (rlexec.Lau
 		at = o.Config.NumNodesSpan
 	}
 	if ds := rlexec.NeedHostNames(job, o.Result.Cluster.Nodes, at); len(ds) > 0 {
-		return nil, report(ds, diag.DiskSources(), o.File, 0, exitInvalid)
+		return nil, report(ds, diag.DiskSources(), o.File, nil, exitInvalid)
 	}
 	jobID := f.jobID
 	if jobID == "" {

@@ -85,9 +85,9 @@ const (
 	WarnEnvNotApplied   = "RLS-W0105" // env_configs that a worker will not get (D8)
 	WarnMPNodeGroup     = "RLS-W0106" // model-parallel ignores node_group (D9)
 	WarnMPRewardGaps    = "RLS-W0107" // reward Packed(first,last) fills gaps (D9)
-	WarnMPWorldSize     = "RLS-W0108" // launched processes differ from get_world_size (D9)
+	NoteMPWorldSize     = "RLS-N0108" // launched processes differ from get_world_size (D9); a note: information, not a mistake
 	WarnEmptyComponent  = "RLS-W0109" // a trailing comma names an empty component
-	WarnInventoryExtra  = "RLS-W0110" // inventory has more nodes than num_nodes
+	NoteInventoryExtra  = "RLS-N0110" // inventory has more nodes than num_nodes (a note: the first num_nodes are used)
 	WarnRobotCount      = "RLS-W0111" // hardware configs and inventory disagree on robots
 	WarnParallelDivides = "RLS-W0112" // a rollout's GPUs not a multiple of TP*PP: GPUs left idle (D21)
 

@@ -252,7 +252,7 @@ func FuzzReadFile(f *testing.F) {
 func TestCommentFixes(t *testing.T) {
 	for _, tc := range []struct{ text, fix string }{
 		{"a: 1 # rlsolve: alow W0105 -- why\n", "1:17-1:21 allow"},
-		{"#rlsolve:  deny  W0104, W0150\n", "1:25-1:30 RLS-W0110"},
+		{"#rlsolve:  deny  W0104, W0150\n", "1:25-1:30 RLS-W0120"},
 		{"# rlsolve: allow E0203\n", ""},
 	} {
 		_, ds := Comments("c.yaml", []byte(tc.text))

@@ -155,7 +155,13 @@ func (x *mpView) collocatedRollout() *Violation {
 		if primary < 0 {
 			primary = atpF
 		}
-		return &Violation{Code: model.CodeMPTPDivisible, Primary: primary, Roles: x.roles,
+		// The conflict's smallest set may drop the actor's TP (without it a
+		// different rule fails), yet the message names it: point at it.
+		var extra []model.Label
+		if atpF >= 0 && primary != atpF {
+			extra = []model.Label{{Span: x.b.set.Facts[atpF].Span, Message: fmt.Sprintf("actor TP %d", atp)}}
+		}
+		return &Violation{Code: model.CodeMPTPDivisible, Primary: primary, Roles: x.roles, Extra: extra,
 			Summary: fmt.Sprintf("actor TP size %d must be divisible by rollout TP size %d in collocated mode", atp, rtp),
 			Why:     "Collocated rollout engines interleave inside each actor TP group (stride = actor TP / rollout TP).",
 			Fixes:   append(x.b.tpFixes(atp, rtp), x.b.actorTPFixes(atp, rtp, len(x.lists["actor"]))...)}

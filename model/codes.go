@@ -95,3 +95,19 @@ const (
 	NoteConflictsCut     = "RLS-N0002" // more conflicts than --max-conflicts shows
 	NoteClass            = "RLS-N0003" // the placement class inferred from the config
 )
+
+// ChangesLayout reports whether a warning means the real layout differs
+// from the plan, or may: RLinf places elsewhere than written (node_group
+// ignored, reward's gaps filled, idle GPUs in engines, another node
+// order), slime's actor ranks land on other nodes, or slime's
+// command may hold placement flags rlsolve cannot read (a never-set
+// variable, arguments cut off by a missing `\`). plan prints these in full
+// rather than counting them: they change the answer it shows.
+func ChangesLayout(code string) bool {
+	switch code {
+	case WarnMPNodeGroup, WarnMPRewardGaps, WarnParallelDivides, WarnNodeOrderRLinf,
+		WarnSlimeActorSpread, WarnSlimeUnexpanded, WarnSlimeSplitCommand:
+		return true
+	}
+	return false
+}

@@ -1245,7 +1245,7 @@ inventory:
 `,
 	},
 	{
-		Code:  model.WarnMPWorldSize,
+		Code:  model.NoteMPWorldSize,
 		Title: "launched processes differ from get_world_size",
 		Text: "RLinf's get_world_size counts the processes of the placement string, but in model-parallel mode " +
 			"the Packed strategies may launch a different number: a collocated rollout with TP 2 on 8 GPUs " +
@@ -1271,7 +1271,7 @@ rollout:
 `,
 	},
 	{
-		Code:  model.WarnInventoryExtra,
+		Code:  model.NoteInventoryExtra,
 		Title: "inventory has more nodes than num_nodes",
 		Text: "Only nodes 0..num_nodes-1 are used; RLinf keeps the first num_nodes nodes and warns about the " +
 			"rest. Either num_nodes is too small or the inventory describes more than this job uses.",

@@ -63,7 +63,7 @@ func TestTextEscapesInputText(t *testing.T) {
 	src := MapSources(map[string][]byte{"c\x1b[31m.yaml": []byte("\x1b[2J: 0-9\n")})
 	var b bytes.Buffer
 	Text(&b, []model.Diagnostic{d}, src, false)
-	SummaryAllowed(&b, []model.Diagnostic{d}, "c\x1b[31m.yaml", 0)
+	SummaryAllowed(&b, []model.Diagnostic{d}, "c\x1b[31m.yaml", nil)
 	out := b.String()
 	for _, r := range out {
 		if r != '\n' && Unsafe(r) {

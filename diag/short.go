@@ -26,7 +26,7 @@ func Short(w io.Writer, ds []model.Diagnostic) {
 
 // ShortTotal is the line after Short's across files, in the words of a
 // file's summary line: "3 files: 2 errors, 1 note", or "3 files: ok"
-// (allowed: how many the policy dropped across them).
-func ShortTotal(w io.Writer, ds []model.Diagnostic, files, allowed int) {
+// (allowed: the codes the policy dropped across them).
+func ShortTotal(w io.Writer, ds []model.Diagnostic, files int, allowed []string) {
 	SummaryAllowed(w, ds, plural(files, "file"), allowed)
 }

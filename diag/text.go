@@ -27,12 +27,15 @@ func Text(w io.Writer, ds []model.Diagnostic, src Sources, color bool) {
 }
 
 // Summary writes the one-line tally printed after the diagnostics, e.g.
-// "cluster.yaml: 2 errors, 1 warning" or "cluster.yaml: ok".
-func Summary(w io.Writer, ds []model.Diagnostic, file string) { SummaryAllowed(w, ds, file, 0) }
+// "cluster.yaml: 2 errors, 1 warning", "cluster.yaml: ok (1 warning)" or
+// "cluster.yaml: ok". Without errors the input is valid, so the line says
+// ok first even when warnings follow.
+func Summary(w io.Writer, ds []model.Diagnostic, file string) { SummaryAllowed(w, ds, file, nil) }
 
-// SummaryAllowed is Summary with the number of diagnostics the policy
-// allowed away: "cluster.yaml: ok (3 allowed)".
-func SummaryAllowed(w io.Writer, ds []model.Diagnostic, file string, allowed int) {
+// SummaryAllowed is Summary with the codes of the diagnostics the policy
+// allowed away, counted per code so the user sees what was hidden:
+// "cluster.yaml: ok (3 allowed: RLS-W0104 x2, RLS-W0105)".
+func SummaryAllowed(w io.Writer, ds []model.Diagnostic, file string, allowed []string) {
 	if file == "" {
 		file = "<input>"
 	}
@@ -46,21 +49,40 @@ func SummaryAllowed(w io.Writer, ds []model.Diagnostic, file string, allowed int
 	if wn > 0 {
 		parts = append(parts, plural(wn, "warning"))
 	}
-	ok := len(parts) == 0
 	if n > 0 {
 		parts = append(parts, plural(n, "note"))
 	}
-	if allowed > 0 {
-		parts = append(parts, strconv.Itoa(allowed)+" allowed")
+	if len(allowed) > 0 {
+		parts = append(parts, strconv.Itoa(len(allowed))+" allowed: "+allowedCodes(allowed))
 	}
 	switch {
-	case ok && len(parts) == 0:
+	case e == 0 && len(parts) == 0:
 		fmt.Fprintf(w, "%s: ok\n", file)
-	case ok:
+	case e == 0:
 		fmt.Fprintf(w, "%s: ok (%s)\n", file, strings.Join(parts, ", "))
 	default:
 		fmt.Fprintf(w, "%s: %s\n", file, strings.Join(parts, ", "))
 	}
+}
+
+// allowedCodes lists each allowed code once, in code order, with its count
+// when it was allowed more than once: "RLS-W0104 x2, RLS-W0105".
+func allowedCodes(codes []string) string {
+	count := map[string]int{}
+	var order []string
+	for _, c := range codes {
+		if count[c] == 0 {
+			order = append(order, c)
+		}
+		count[c]++
+	}
+	sort.Strings(order)
+	for i, c := range order {
+		if count[c] > 1 {
+			order[i] = c + " x" + strconv.Itoa(count[c])
+		}
+	}
+	return strings.Join(order, ", ")
 }
 
 func plural(n int, word string) string {

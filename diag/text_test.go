@@ -175,17 +175,17 @@ func TestSummary(t *testing.T) {
 	tests := []struct {
 		ds      []model.Diagnostic
 		file    string
-		allowed int
+		allowed []string
 		want    string
 	}{
-		{nil, "cluster.yaml", 0, "cluster.yaml: ok\n"},
-		{nil, "cluster.yaml", 3, "cluster.yaml: ok (3 allowed)\n"},
-		{[]model.Diagnostic{note}, "c.yaml", 1, "c.yaml: ok (1 note, 1 allowed)\n"},
-		{[]model.Diagnostic{errd}, "c.yaml", 2, "c.yaml: 1 error, 2 allowed\n"},
-		{[]model.Diagnostic{note}, "cluster.yaml", 0, "cluster.yaml: ok (1 note)\n"},
-		{[]model.Diagnostic{errd, errd, warn}, "cluster.yaml", 0, "cluster.yaml: 2 errors, 1 warning\n"},
-		{[]model.Diagnostic{warn, warn, note, note}, "c.yaml", 0, "c.yaml: 2 warnings, 2 notes\n"},
-		{[]model.Diagnostic{errd}, "", 0, "<input>: 1 error\n"},
+		{nil, "cluster.yaml", nil, "cluster.yaml: ok\n"},
+		{nil, "cluster.yaml", []string{"RLS-W0105", "RLS-W0104", "RLS-W0104"}, "cluster.yaml: ok (3 allowed: RLS-W0104 x2, RLS-W0105)\n"},
+		{[]model.Diagnostic{note}, "c.yaml", []string{"RLS-N0001"}, "c.yaml: ok (1 note, 1 allowed: RLS-N0001)\n"},
+		{[]model.Diagnostic{errd}, "c.yaml", []string{"RLS-W0104", "RLS-W0104"}, "c.yaml: 1 error, 2 allowed: RLS-W0104 x2\n"},
+		{[]model.Diagnostic{note}, "cluster.yaml", nil, "cluster.yaml: ok (1 note)\n"},
+		{[]model.Diagnostic{errd, errd, warn}, "cluster.yaml", nil, "cluster.yaml: 2 errors, 1 warning\n"},
+		{[]model.Diagnostic{warn, warn, note, note}, "c.yaml", nil, "c.yaml: ok (2 warnings, 2 notes)\n"},
+		{[]model.Diagnostic{errd}, "", nil, "<input>: 1 error\n"},
 	}
 	for _, tt := range tests {
 		var buf bytes.Buffer

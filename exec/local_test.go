@@ -473,3 +473,47 @@ func TestLocalNotFound(t *testing.T) {
 	}
 	noSurvivors(t, job.ID)
 }
+
+// TestLocalSecondSignal: the first signal says the launch waits for the
+// grace period and how to end it; a second one kills at once, and the
+// summary does not claim the grace period ran.
+func TestLocalSecondSignal(t *testing.T) {
+	o := loadPlan(t, "contract.yaml", "")
+	job := newTestJob(t, o.Result, map[string][]string{"actor": workerArgv(t, "ignore")})
+	out := &output{}
+	sigs := make(chan os.Signal, 1)
+	notes := make(chan string, 8)
+	notef := func(format string, a ...any) { notes <- fmt.Sprintf(format, a...) }
+	done := make(chan *Report, 1)
+	go func() {
+		// A grace this long ends the test only through the second signal.
+		rep, err := Local{Oversubscribe: true}.Launch(context.Background(), job, Options{Stdout: out, Stderr: out, Environ: baseEnv, Grace: time.Hour, Signals: sigs, Notef: notef})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- rep
+	}()
+	waitFor(t, 10*time.Second, "4 ready workers", func() bool { return out.count("ready") == 4 })
+	sigs <- syscall.SIGTERM
+	var note string
+	for !strings.Contains(note, "waiting") {
+		select {
+		case note = <-notes:
+		case <-time.After(10 * time.Second):
+			t.Fatal("no note that launch waits for the grace period")
+		}
+	}
+	if !strings.Contains(note, "got SIGTERM: waiting up to 1h0m0s (--grace)") || !strings.Contains(note, "Ctrl-C again to kill them now") {
+		t.Errorf("note %q", note)
+	}
+	sigs <- syscall.SIGTERM
+	rep := <-done
+	if rep == nil {
+		return
+	}
+	s := rep.Summary()
+	if rep.Killed != 4 || !rep.Cut || !strings.Contains(s, "4 got SIGKILL at once: a second signal cut the grace period short") || strings.Contains(s, "after the grace period") {
+		t.Errorf("killed %d, cut %v, summary:\n%s", rep.Killed, rep.Cut, s)
+	}
+	noSurvivors(t, job.ID)
+}

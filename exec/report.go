@@ -88,6 +88,9 @@ type Report struct {
 	Stopped int
 	// Killed counts workers that needed SIGKILL after the grace period.
 	Killed int
+	// Cut is true when a second signal ended the grace period early: the
+	// workers still running were killed at once, not after the grace.
+	Cut bool
 	// Leftovers counts processes the launch's workers left behind that it
 	// ended at the end (orphans, daemons).
 	Leftovers int
@@ -187,7 +190,7 @@ func (r *Report) Summary() string {
 		}
 		fmt.Fprintf(&b, "launch: interrupted by %s after %v; %s to %d worker(s)", signalName(r.Interrupted), secs, fwd, r.Total)
 		if r.Killed > 0 {
-			fmt.Fprintf(&b, ", %d needed SIGKILL after the grace period", r.Killed)
+			fmt.Fprintf(&b, ", %d %s", r.Killed, r.killedHow())
 		}
 		fmt.Fprintf(&b, "; exit status %d\n", r.ExitCode())
 	case r.Lost == "":
@@ -225,7 +228,7 @@ func (r *Report) firstSummary(b *strings.Builder) {
 	}
 	if r.Stopped != 0 && r.Total > 1 {
 		if r.Killed > 0 {
-			fmt.Fprintf(b, " (%d needed SIGKILL after the grace period)", r.Killed)
+			fmt.Fprintf(b, " (%d %s)", r.Killed, r.killedHow())
 		}
 		b.WriteString("\n")
 	}
@@ -254,4 +257,14 @@ var signalNames = map[string]syscall.Signal{
 	"SIGKILL": syscall.SIGKILL, "SIGUSR1": syscall.SIGUSR1, "SIGSEGV": syscall.SIGSEGV, "SIGUSR2": syscall.SIGUSR2,
 	"SIGPIPE": syscall.SIGPIPE, "SIGALRM": syscall.SIGALRM, "SIGTERM": syscall.SIGTERM, "SIGXCPU": syscall.SIGXCPU,
 	"SIGXFSZ": syscall.SIGXFSZ,
+}
+
+// killedHow says how the killed workers were killed: after the grace
+// period, or at once when a second signal cut it short (the summary must
+// not claim a grace that did not run).
+func (r *Report) killedHow() string {
+	if r.Cut {
+		return "got SIGKILL at once: a second signal cut the grace period short"
+	}
+	return "needed SIGKILL after the grace period"
 }

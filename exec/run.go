@@ -185,7 +185,7 @@ func (r *run) guardGone() error {
 
 // supervise runs the supervisor over the units' events.
 func (r *run) supervise(ctx context.Context, h hooks) {
-	s := &supervisor{hooks: h, grace: r.opt.grace(), start: r.start, rep: r.rep}
+	s := &supervisor{hooks: h, grace: r.opt.grace(), start: r.start, rep: r.rep, notef: r.opt.Notef}
 	s.run(ctx, r.opt.Signals, r.events)
 	close(r.loopDone)
 }

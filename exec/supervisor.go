@@ -54,6 +54,8 @@ type supervisor struct {
 	all               bool
 	stopping, killing bool
 	graceC, killC     <-chan time.Time
+	// notef, when set, tells the user what the launch is waiting for.
+	notef func(format string, args ...any)
 }
 
 // run supervises until every unit has ended.
@@ -141,6 +143,7 @@ func (s *supervisor) signalled(sg os.Signal) {
 		return
 	case s.stopping:
 		if sig != syscall.SIGHUP && !s.killing {
+			s.rep.Cut = true
 			s.kill()
 		}
 		return
@@ -148,6 +151,11 @@ func (s *supervisor) signalled(sg os.Signal) {
 	s.rep.Interrupted = sig
 	s.rep.Forwarded = forwardAs(sig)
 	s.stop(s.rep.Forwarded)
+	// Without this the grace period is silent: a user would think the
+	// launch hangs, and not know a second Ctrl-C ends it now.
+	if s.notef != nil {
+		s.notef("got %s: waiting up to %v (--grace) for the workers to stop; press Ctrl-C again to kill them now", signalName(sig), s.grace)
+	}
 }
 
 // forwardAs is the signal the workers get when launch gets sig.

@@ -35,6 +35,12 @@ func (d *doc) components(cfg *model.Config, n *yaml.Node) {
 			if first, dup := owner[nm.Text]; dup {
 				diag := d.Errorf(model.CodeDuplicateComponent, sp, "placed again here", "component %s has two placements", nm.Text)
 				diag.Labels = []model.Label{{Span: first, Message: "first placed here"}}
+				if first.File != "" && first.File != sp.File {
+					// Composed files: a user who meant to replace the
+					// default placement is surprised by the merge.
+					diag.Why = "Hydra merges mappings key by key: the composed files' component_placement keys all stay, so a key written differently from the default's does not replace it."
+					diag.Help = []model.Fix{{Message: "to replace the default placement, write the same key as in " + first.File + ", or remove it there"}}
+				}
 				continue
 			}
 			owner[nm.Text] = sp

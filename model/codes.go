@@ -85,9 +85,9 @@ const (
 	WarnEnvNotApplied   = "RLS-W0105" // env_configs that a worker will not get (D8)
 	WarnMPNodeGroup     = "RLS-W0106" // model-parallel ignores node_group (D9)
 	WarnMPRewardGaps    = "RLS-W0107" // reward Packed(first,last) fills gaps (D9)
-	WarnMPWorldSize     = "RLS-W0108" // launched processes differ from get_world_size (D9)
+	NoteMPWorldSize     = "RLS-N0108" // launched processes differ from get_world_size (D9); a note: information, not a mistake
 	WarnEmptyComponent  = "RLS-W0109" // a trailing comma names an empty component
-	WarnInventoryExtra  = "RLS-W0110" // inventory has more nodes than num_nodes
+	NoteInventoryExtra  = "RLS-N0110" // inventory has more nodes than num_nodes (a note: the first num_nodes are used)
 	WarnRobotCount      = "RLS-W0111" // hardware configs and inventory disagree on robots
 	WarnParallelDivides = "RLS-W0112" // a rollout's GPUs not a multiple of TP*PP: GPUs left idle (D21)
 
@@ -95,3 +95,19 @@ const (
 	NoteConflictsCut     = "RLS-N0002" // more conflicts than --max-conflicts shows
 	NoteClass            = "RLS-N0003" // the placement class inferred from the config
 )
+
+// ChangesLayout reports whether a warning means the real layout differs
+// from the plan, or may: RLinf places elsewhere than written (node_group
+// ignored, reward's gaps filled, idle GPUs in engines, another node
+// order), slime's actor ranks land on other nodes, or slime's
+// command may hold placement flags rlsolve cannot read (a never-set
+// variable, arguments cut off by a missing `\`). plan prints these in full
+// rather than counting them: they change the answer it shows.
+func ChangesLayout(code string) bool {
+	switch code {
+	case WarnMPNodeGroup, WarnMPRewardGaps, WarnParallelDivides, WarnNodeOrderRLinf,
+		WarnSlimeActorSpread, WarnSlimeUnexpanded, WarnSlimeSplitCommand:
+		return true
+	}
+	return false
+}

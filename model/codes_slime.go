@@ -27,11 +27,3 @@ const (
 	NoteSlimeSGLangConfig = "RLS-N0702" // --sglang-config defines the engines: they are not planned
 	NoteSlimeSGLangRead   = "RLS-N0703" // --sglang-config's engine groups were read and are planned
 )
-
-// ChangesLayout reports whether a warning means slime's real layout may
-// differ from the plan (a never-set variable that may hold placement
-// flags, arguments cut off by a missing `\`): plan prints these in full
-// rather than counting them.
-func ChangesLayout(code string) bool {
-	return code == WarnSlimeUnexpanded || code == WarnSlimeSplitCommand
-}

@@ -87,8 +87,8 @@ type Outcome struct {
 	// Budget is set when the solver ran out of time, Internal when
 	// expansion broke an invariant (exit 3 both).
 	Budget, Internal bool
-	// Allowed counts the diagnostics the policy dropped.
-	Allowed int
+	// Allowed holds the code of each diagnostic the policy dropped.
+	Allowed []string
 }
 
 // Failed reports whether the outcome fails a check: an error, including a

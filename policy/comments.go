@@ -20,7 +20,7 @@ var verbs = []string{"allow", "deny", "strict"}
 // anywhere in the file:
 //
 //	# rlsolve: allow RLS-W0105 -- the agent pool needs none of the groups' NCCL settings
-//	# rlsolve: deny W0104, W0110
+//	# rlsolve: deny W0104, W0105
 //	# rlsolve: strict
 //
 // Codes are separated by commas or spaces; ` -- ` starts a reason, which

@@ -83,7 +83,7 @@ func relative(name string) string {
 // ReadFile reads the settings of a .rlsolve.yaml's bytes:
 //
 //	allow: [RLS-W0105]      # or a single code
-//	deny: [W0104, W0110]
+//	deny: [W0104, W0105]
 //	strict: true
 //	inventory: cluster.yaml # relative to this file
 func ReadFile(name string, data []byte) (Settings, model.Diagnostics) {

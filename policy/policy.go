@@ -134,19 +134,20 @@ func (p *Policy) decide(code string, sev model.Severity) (Level, string) {
 }
 
 // Apply returns the diagnostics the policy keeps, denied ones made errors
-// (Denied says by what), and how many it allowed away. Quiet drops what is
-// left below an error. An error is never allowed away.
-func (p *Policy) Apply(ds model.Diagnostics) (model.Diagnostics, int) {
+// (Denied says by what), and the codes it allowed away, one per diagnostic,
+// so the summary can say what was allowed. Quiet drops what is left below
+// an error. An error is never allowed away.
+func (p *Policy) Apply(ds model.Diagnostics) (model.Diagnostics, []string) {
 	if p == nil {
-		return ds, 0
+		return ds, nil
 	}
 	out := make(model.Diagnostics, 0, len(ds))
-	allowed := 0
+	var allowed []string
 	for _, d := range ds {
 		if d.Severity != model.SeverityError {
 			switch lvl, by := p.decide(d.Code, d.Severity); lvl {
 			case Allow:
-				allowed++
+				allowed = append(allowed, d.Code)
 				continue
 			case Deny:
 				d.Severity, d.Denied = model.SeverityError, by

@@ -413,7 +413,8 @@ func (x *mpView) packedSpans(name string, gpus []int, nhpp, stride int) *Violati
 			}
 			return &Violation{Code: model.CodeSpansNodes, Primary: pf, Roles: x.roles,
 				Summary: fmt.Sprintf("%s process %d would span nodes %d and %d", name, i, first.Node, end.Node),
-				Why:     "RLinf's Packed check is off by one and would accept it (D1); a process runs on one node."}
+				Why: fmt.Sprintf("Each %s process takes %s from GPU %d on, and one process runs on one node; RLinf's Packed check is off by one and would accept it (D1), so the run fails only when the workers start.",
+					name, gpuRun(nhpp, stride), base)}
 		}
 	}
 	return nil
@@ -433,4 +434,13 @@ func overlap(a, b []int) bool {
 		}
 	}
 	return false
+}
+
+// gpuRun says which GPUs a packed process takes: "4 consecutive GPUs" or
+// "2 GPUs, 2 apart".
+func gpuRun(nhpp, stride int) string {
+	if stride <= 1 {
+		return fmt.Sprintf("%d consecutive GPUs", nhpp)
+	}
+	return fmt.Sprintf("%d GPUs, %d apart,", nhpp, stride)
 }

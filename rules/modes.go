@@ -155,7 +155,13 @@ func (x *mpView) collocatedRollout() *Violation {
 		if primary < 0 {
 			primary = atpF
 		}
-		return &Violation{Code: model.CodeMPTPDivisible, Primary: primary, Roles: x.roles,
+		// The conflict's smallest set may drop the actor's TP (without it a
+		// different rule fails), yet the message names it: point at it.
+		var extra []model.Label
+		if atpF >= 0 && primary != atpF {
+			extra = []model.Label{{Span: x.b.set.Facts[atpF].Span, Message: fmt.Sprintf("actor TP %d", atp)}}
+		}
+		return &Violation{Code: model.CodeMPTPDivisible, Primary: primary, Roles: x.roles, Extra: extra,
 			Summary: fmt.Sprintf("actor TP size %d must be divisible by rollout TP size %d in collocated mode", atp, rtp),
 			Why:     "Collocated rollout engines interleave inside each actor TP group (stride = actor TP / rollout TP).",
 			Fixes:   append(x.b.tpFixes(atp, rtp), x.b.actorTPFixes(atp, rtp, len(x.lists["actor"]))...)}
@@ -168,7 +174,9 @@ func (x *mpView) collocatedRollout() *Violation {
 			x.roles[atpF] = fmt.Sprintf("actor TP %d (stride %d)", atp, stride)
 		}
 		return &Violation{Code: model.CodePackedDivisible, Primary: x.primary("rollout"), Roles: x.roles,
-			Summary: fmt.Sprintf("rollout's %d GPUs are not divisible by rollout TP x stride = %d x %d", len(rollout), rtp, stride)}
+			Summary: fmt.Sprintf("rollout's %d GPUs are not divisible by rollout TP x stride = %d x %d", len(rollout), rtp, stride),
+			Why:     fmt.Sprintf("RLinf interleaves collocated rollout engines of %d GPUs, %d apart, inside each actor TP group of %d GPUs (stride = actor TP / rollout TP); GPUs that do not make whole groups are rejected when the placement is built.", rtp, stride, rtp*stride),
+			Fixes:   x.b.sizeFixes("rollout_tp", rtp, len(rollout))}
 	}
 	return x.packedSpans("rollout", rollout, rtp, stride)
 }
@@ -259,7 +267,9 @@ func (x *mpView) rolloutEngines(gpus []int) *Violation {
 		x.mark("rollout", fmt.Sprintf("%d GPUs", len(gpus)))
 		x.roles[rtpF] = fmt.Sprintf("TP %d", rtp)
 		return &Violation{Code: model.CodePackedDivisible, Primary: x.primary("rollout"), Roles: x.roles,
-			Summary: fmt.Sprintf("rollout's %d GPUs make %d engines of %d GPUs with some left over", len(gpus), dp, nhpp)}
+			Summary: fmt.Sprintf("rollout's %d GPUs make %d engines of %d GPUs with some left over", len(gpus), dp, nhpp),
+			Why:     fmt.Sprintf("RLinf packs the rollout into engines of TP x PP = %d GPUs; the GPUs left over make no engine, and RLinf rejects the placement.", nhpp),
+			Fixes:   rolloutTPFixes(x, rtp, rpp, len(gpus))}
 	}
 	return x.packedSpans("rollout", gpus, nhpp, 1)
 }
@@ -276,7 +286,19 @@ func (x *mpView) evalEngines() *Violation {
 		x.mark("rollout", fmt.Sprintf("%d GPUs", len(rollout)))
 		x.roles[rtpF] = fmt.Sprintf("rollout TP %d", rtp)
 		return &Violation{Code: model.CodePackedDivisible, Primary: x.primary("rollout"), Roles: x.roles,
-			Summary: fmt.Sprintf("rollout's %d GPUs are not divisible into engines of TP %d", len(rollout), rtp)}
+			Summary: fmt.Sprintf("rollout's %d GPUs are not divisible into engines of TP %d", len(rollout), rtp),
+			Why:     fmt.Sprintf("The evaluation classes pack the rollout into engines of TP %d GPUs; the GPUs left over make no engine, and RLinf rejects the placement.", rtp),
+			Fixes:   x.b.sizeFixes("rollout_tp", rtp, len(rollout))}
 	}
 	return x.packedSpans("rollout", rollout, rtp, 1)
+}
+
+// rolloutTPFixes are rollout TP sizes whose engines (TP x PP) fill n GPUs;
+// only a TP the config writes can be changed, and only without PP, whose
+// product with TP is what must divide.
+func rolloutTPFixes(x *mpView, rtp, rpp, n int) []Fix {
+	if rpp != 1 {
+		return nil
+	}
+	return x.b.sizeFixes("rollout_tp", rtp, n)
 }

@@ -27,7 +27,7 @@ func mpWarnings(ds *model.Diagnostics, cfg *model.Config, plan *model.Plan) {
 		if n := s.End - s.Start + 1; n%(nhpp*stride) == 0 && n/nhpp != cp.RankMapWorldSize {
 			// Information, not a mistake: collocated rollouts with TP > 1
 			// always launch fewer processes than their GPUs.
-			ds.Notef(model.WarnMPWorldSize, at(cp), "", "%s: RLinf launches %d processes here, while its get_world_size reports %d", cp.Name, n/nhpp, cp.RankMapWorldSize).Why =
+			ds.Notef(model.NoteMPWorldSize, at(cp), "", "%s: RLinf launches %d processes here, while its get_world_size reports %d", cp.Name, n/nhpp, cp.RankMapWorldSize).Why =
 				"Under model-parallel placement the Packed strategy decides the process count; code that trusts get_world_size sees a different number (D9)."
 		}
 		if cp.Name == "reward" && !contiguous(cp.HardwareRanks) {

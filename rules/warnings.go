@@ -22,7 +22,7 @@ func ConfigWarnings(cfg *model.Config, inv *model.Inventory) model.Diagnostics {
 		return nil // the inventory rule says why
 	}
 	if cfg.NumNodes > 0 && len(nodes) > cfg.NumNodes {
-		ds.Notef(model.WarnInventoryExtra, cfg.NumNodesSpan, "", "the inventory (%s) has %d nodes; num_nodes uses the first %d", inventorySource(inv), len(nodes), cfg.NumNodes)
+		ds.Notef(model.NoteInventoryExtra, cfg.NumNodesSpan, "", "the inventory (%s) has %d nodes; num_nodes uses the first %d", inventorySource(inv), len(nodes), cfg.NumNodes)
 		nodes = nodes[:cfg.NumNodes]
 	}
 	robotCounts(&ds, cfg, nodes)

@@ -173,7 +173,9 @@ func (ex *explainer) describe(core []int, opt PlaceOptions, deadline cpuDeadline
 	} else if sp.Auto != nil && present[sp.Auto.Fact] {
 		d.Why = autoWhy(sp)
 	} else {
-		d.Why = "No choice of devices satisfies them all: each node's share of a component is whole processes (engines, TP groups) in one run on that node."
+		// Contiguity is what the counting above cannot see: enough devices
+		// in total, but no gap-free run long enough where it must be.
+		d.Why = "No choice of devices satisfies them all: each component's devices must be contiguous (one gap-free run of ranks on each node, or one range over the cluster for a model-parallel component), in whole processes (engines, TP groups), and the free devices left do not form such runs."
 	}
 	if !ex.exact {
 		d.Why += " (The time budget cut the search for a smaller set.)"

@@ -203,7 +203,7 @@ func TestD9_ModelParallelWarnings(t *testing.T) {
 	})
 	t.Run("world size", func(t *testing.T) {
 		r := mustPlan(t, mpYAML(1, "    actor,rollout,reward: all\n", tp(2, 2)), nodes(8), detect)
-		wantDiag(t, r.Diagnostics, model.WarnMPWorldSize, model.SeverityNote)
+		wantDiag(t, r.Diagnostics, model.NoteMPWorldSize, model.SeverityNote)
 		rollout := comp(t, r, "rollout")
 		if rollout.RankMapWorldSize != 8 || rollout.Placements.Len() != 4 {
 			t.Errorf("rollout: get_world_size %d, %d launched; want 8 and 4", rollout.RankMapWorldSize, rollout.Placements.Len())

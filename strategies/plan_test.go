@@ -545,7 +545,7 @@ func TestPlanAutoExample(t *testing.T) {
 			t.Errorf("%s visible %v, want %v", n, got, want)
 		}
 	}
-	wantDiag(t, r.Diagnostics, model.WarnMPWorldSize, model.SeverityNote)
+	wantDiag(t, r.Diagnostics, model.NoteMPWorldSize, model.SeverityNote)
 }
 
 // §5 model-parallel errors, one code each.

@@ -124,9 +124,9 @@ func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, quiet
 	case "short":
 		// On stdout, so `check *.yaml -o short | grep CODE` works; the
 		// total tells a clean run from no output at all.
-		allowed := 0
+		var allowed []string
 		for _, o := range outs {
-			allowed += o.Allowed
+			allowed = append(allowed, o.Allowed...)
 		}
 		diag.Short(os.Stdout, all)
 		diag.ShortTotal(os.Stdout, all, len(outs), allowed)

@@ -60,12 +60,12 @@ func composeFile(file string, in *inputFlags) error {
 	}
 	src := in.sources()
 	if d != nil {
-		return report(model.Diagnostics{*d}, src, file, 0, exitUsage)
+		return report(model.Diagnostics{*d}, src, file, nil, exitUsage)
 	}
 	src.Files[file] = data
 	c, ds := grammar.ComposeValues(file, data, grammar.ConfigOptions{Overrides: in.overrides})
 	if c == nil || ds.HasErrors() {
-		return report(ds, src, file, 0, exitInvalid)
+		return report(ds, src, file, nil, exitInvalid)
 	}
 	out := composedDoc{FormatVersion: diag.FormatVersion, Config: c.Config, Positions: map[string]*diag.JSONRange{}}
 	for _, p := range c.Paths {

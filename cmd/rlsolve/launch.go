@@ -207,7 +207,7 @@ func launch(cmd *cobra.Command, f *launchFlags, args []string) (*rlexec.Report, 
 		}
 		return nil, &exitError{code: exitInvalid, msg: "launch: no plan to launch"}
 	}
-	diag.Text(os.Stderr, o.Diagnostics, f.in.sources(), useColor())
+	launchDiagnostics(o.Diagnostics, f.in.sources())
 	runs, skipped, err := rlexec.MatchRuns(o.Result.Plan, specs, file)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
@@ -337,7 +337,7 @@ func (f *launchFlags) launcher(o *pipeline.Outcome, job *rlexec.Job) (rlexec.Lau
 		at = o.Config.NumNodesSpan
 	}
 	if ds := rlexec.NeedHostNames(job, o.Result.Cluster.Nodes, at); len(ds) > 0 {
-		return nil, report(ds, diag.DiskSources(), o.File, 0, exitInvalid)
+		return nil, report(ds, diag.DiskSources(), o.File, nil, exitInvalid)
 	}
 	jobID := f.jobID
 	if jobID == "" {
@@ -351,4 +351,24 @@ func (f *launchFlags) launcher(o *pipeline.Outcome, job *rlexec.Job) (rlexec.Lau
 		}
 	}
 	return &rlexec.Slurm{JobID: jobID, ShimArgv: []string{shim, "shim"}, Gres: f.gres}, nil
+}
+
+// launchDiagnostics shows a valid config's warnings before the launch
+// starts, in full (one may be why a run fails), and counts its notes in one
+// line: the user who ran check has read them, and the workers' output
+// should not start below a screen of them.
+func launchDiagnostics(ds model.Diagnostics, src diag.Sources) {
+	var shown model.Diagnostics
+	notes := 0
+	for _, d := range ds {
+		if d.Severity == model.SeverityNote {
+			notes++
+			continue
+		}
+		shown = append(shown, d)
+	}
+	diag.Text(os.Stderr, shown, src, useColor())
+	if notes > 0 {
+		fmt.Fprintf(os.Stderr, "launch: note: %d note(s) from check not shown; `rlsolve check` shows them\n", notes)
+	}
 }

@@ -78,7 +78,7 @@ func (f *launchFlags) rayLauncher(file string, nodes []model.Node, at model.Span
 		return nil, &exitError{code: rlexec.ExitStart, msg: "launch: " + err.Error()}
 	}
 	if ds := rlexec.RayPreflight(c.Address(), rows, nodes, at); len(ds) > 0 {
-		return nil, report(ds, diag.DiskSources(), file, 0, exitInvalid)
+		return nil, report(ds, diag.DiskSources(), file, nil, exitInvalid)
 	}
 	b := &rlexec.Ray{Client: c, Python: f.ray.python, KeepJob: f.ray.keepJob}
 	for _, n := range nodes {

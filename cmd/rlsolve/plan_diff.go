@@ -83,7 +83,7 @@ func readPlanRecords(r io.Reader, name string, src diag.Sources) (*model.PlanRec
 	doc, err := render.ReadPlanDocument(r, name)
 	var de *render.DocumentError
 	if errors.As(err, &de) {
-		return nil, report(model.Diagnostics{de.Diagnostic()}, src, name, 0, exitInvalid)
+		return nil, report(model.Diagnostics{de.Diagnostic()}, src, name, nil, exitInvalid)
 	}
 	if err != nil {
 		return nil, err

@@ -9,9 +9,9 @@ import (
 )
 
 // report ends a command on diagnostics: code frames on stderr, the summary
-// line for file (allowed: how many the policy dropped), and code as the
+// line for file (allowed: the codes the policy dropped), and code as the
 // exit status (nil for exitOK).
-func report(ds model.Diagnostics, src diag.Sources, file string, allowed, code int) error {
+func report(ds model.Diagnostics, src diag.Sources, file string, allowed []string, code int) error {
 	diag.Text(os.Stderr, ds, src, useColor())
 	diag.SummaryAllowed(os.Stderr, ds, file, allowed)
 	if code == exitOK {

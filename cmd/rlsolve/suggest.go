@@ -124,12 +124,12 @@ func runSuggest(f *suggestFlags, args []string) error {
 		file = args[0]
 		data, d := grammar.ReadFile(file, grammar.DefaultLimits)
 		if d != nil {
-			return report(model.Diagnostics{*d}, diag.DiskSources(), file, 0, exitUsage)
+			return report(model.Diagnostics{*d}, diag.DiskSources(), file, nil, exitUsage)
 		}
 		var ds model.Diagnostics
 		spec, ds = suggest.Load(file, data)
 		if spec == nil {
-			return report(ds, diag.DiskSources(), file, 0, exitInvalid)
+			return report(ds, diag.DiskSources(), file, nil, exitInvalid)
 		}
 	}
 	if err := spec.ApplyProfile(costs); err != nil {
@@ -147,7 +147,7 @@ func runSuggest(f *suggestFlags, args []string) error {
 		case *suggest.Error:
 			suggest.WriteNotes(os.Stderr, spec, notes)
 			d := e.Diagnostic(file)
-			return report(model.Diagnostics{d}, diag.DiskSources(), d.Primary.File, 0, exitInvalid)
+			return report(model.Diagnostics{d}, diag.DiskSources(), d.Primary.File, nil, exitInvalid)
 		}
 		return &exitError{code: exitInternal, msg: err.Error()}
 	}

@@ -281,7 +281,7 @@ rank, host name or GPU UUID are errors that point at both files (exit 1).`,
 			}
 			inv, ds := topology.Merge(inputs, grammar.DefaultLimits)
 			if inv == nil || ds.HasErrors() {
-				return report(ds, diag.MapSources(files), strings.Join(args, ", "), 0, exitInvalid)
+				return report(ds, diag.MapSources(files), strings.Join(args, ", "), nil, exitInvalid)
 			}
 			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(files), useColor())
 			return writeInventory(cmd, inv, output, true,

@@ -11,13 +11,17 @@
 #   scripts/bench-ray-launch.sh [WORKERS...]      # default: 8 32
 #
 # RLSOLVE_RAY_PYTHON is the cluster's Python (its bin/ holds the ray CLI);
-# BENCH_RUNS (default 1) runs each case that many times and keeps the best.
+# RAY_AUTH_TOKEN, for a cluster with token auth (the test cluster's start
+# exports it), reaches both rlsolve and the ray CLI; BENCH_RUNS (default 1)
+# runs each case that many times and keeps the best.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 addr=${RLSOLVE_RAY_ADDRESS:?set RLSOLVE_RAY_ADDRESS to the dashboard (eval \"\$(scripts/ray-test-cluster.sh start)\")}
 py=${RLSOLVE_RAY_PYTHON:-python3}
 ray=${RAY_CLI:-$(dirname "$(command -v "$py")")/ray}
 runs=${BENCH_RUNS:-1}
+# Ray's CLI sends its token only when RAY_AUTH_MODE says token auth is on.
+[ -z "${RAY_AUTH_TOKEN:-}" ] || export RAY_AUTH_MODE=${RAY_AUTH_MODE:-token}
 counts=("$@")
 [ ${#counts[@]} -gt 0 ] || counts=(8 32)
 work=$(mktemp -d)

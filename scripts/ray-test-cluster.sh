@@ -5,6 +5,9 @@
 # its own IP; without namespaces (not root, no `ip netns`) the nodes get
 # loopback addresses (127.0.0.9-100) and ports of their own instead. Needs
 # the venv of scripts/python-venv.sh (or RLSOLVE_VENV naming one with ray).
+# Every node runs with token auth, a random token made at start (kept in
+# $RAY_TEST_BASE/token); start's exports carry it as RAY_AUTH_TOKEN, and
+# RAY_AUTH_MODE=token, without which Ray's own clients send no token.
 # docs/test-clusters.md says more.
 #
 #   scripts/ray-test-cluster.sh start    # prints the exports the tests read
@@ -129,6 +132,7 @@ start_node() {
   # 30 s by default; on 2 loaded cores they did not (load 16: MetricsHead).
   # shellcheck disable=SC2046 # node_args is a list of words
   setsid "${enter[@]}" env RLINF_NODE_RANK="${ranks[$k]}" RAY_prestart_worker_first_driver=0 \
+    RAY_AUTH_MODE=token RAY_AUTH_TOKEN="$(cat "$base/token")" \
     RAY_DASHBOARD_SUBPROCESS_MODULE_WAIT_READY_TIMEOUT=300 \
     "$venv/bin/ray" start --block --node-ip-address "$ip" --num-cpus 4 --num-gpus 2 \
     --object-store-memory 100000000 --disable-usage-stats --temp-dir "$base/t" \
@@ -142,11 +146,14 @@ can_private() {
 }
 
 # nodes prints the State API's nodes, one "IP STATE head|- GPUS" line
-# each. The venv's Python asks, so the script needs no curl.
+# each. The venv's Python asks, so the script needs no curl; the token
+# comes in the environment, never on a command line that ps shows.
 nodes() { # url
-  "$py" - "$1" <<'PY'
-import json, sys, urllib.request
-with urllib.request.urlopen(sys.argv[1] + "/api/v0/nodes?limit=100", timeout=5) as r:
+  RAY_TEST_TOKEN=$(cat "$base/token") "$py" - "$1" <<'PY'
+import json, os, sys, urllib.request
+req = urllib.request.Request(sys.argv[1] + "/api/v0/nodes?limit=100",
+                             headers={"Authorization": "Bearer " + os.environ["RAY_TEST_TOKEN"]})
+with urllib.request.urlopen(req, timeout=5) as r:
     for n in json.load(r)["data"]["result"]["result"]:
         gpus = n.get("resources_total", {}).get("GPU", 0)
         print(n["node_ip"], n["state"], "head" if n.get("is_head_node") else "-", gpus)
@@ -169,6 +176,7 @@ start() {
     say "no mount namespaces: the nodes share one temp dir, and a job's driver may take another node's raylet for its own"
   fi
   : >"$base/pgids"
+  new_token
   local mode=loopback ips=("${lo_ips[@]}") t0=$SECONDS k
   if can_netns; then mode=netns; ips=("${net_ips[@]}"); setup_netns; else echo loopback >"$base/mode"; fi
   local head=${ips[0]} url
@@ -185,8 +193,18 @@ export RLSOLVE_RAY_NODES=4
 export RLSOLVE_RAY_STATE=$base
 export RLSOLVE_RAY_MODE=$mode
 export RLSOLVE_RAY_PYTHON=$venv/bin/python
+export RAY_AUTH_TOKEN=$(cat "$base/token")
+export RAY_AUTH_MODE=token
 ENV
   cat "$base/env"
+}
+
+# new_token makes the cluster's token: every node starts with token auth
+# (RAY_AUTH_MODE=token), so that the tests meet a dashboard that answers
+# 401 without it and 403 to a wrong one, as a real cluster may. Like Ray's
+# own generator: 32 random bytes in hex.
+new_token() {
+  (umask 077 && od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$base/token")
 }
 
 # bring_up starts node k and waits until the State API lists k+1 nodes
@@ -263,7 +281,7 @@ stop_quiet() {
     done
     teardown_netns
   fi
-  rm -f "$base/pgids" "$base/env" "$base/nodes" "$base/mode" "$base/private"
+  rm -f "$base/pgids" "$base/env" "$base/nodes" "$base/mode" "$base/private" "$base/token"
 }
 
 stop() {

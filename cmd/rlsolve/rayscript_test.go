@@ -69,6 +69,8 @@ func TestScriptRay(t *testing.T) {
 			env.Setenv("RAYHOSTPORT", strings.TrimPrefix(cl.Address, "http://"))
 			env.Setenv("NODES", strconv.Itoa(cl.Nodes))
 			env.Setenv("MORE", strconv.Itoa(cl.Nodes+1))
+			// The cluster runs with token auth; its start exports the token.
+			env.Setenv("RAY_AUTH_TOKEN", os.Getenv("RAY_AUTH_TOKEN"))
 			return nil
 		},
 		Cmds: map[string]func(ts *testscript.TestScript, neg bool, args []string){"exits": cmdExits},

@@ -152,6 +152,7 @@ func call(t *testing.T, method, url string, body []byte, out any) {
 		t.Fatal(err)
 	}
 	req.Header.Set("Content-Type", "application/json")
+	Authorize(req.Header)
 	resp, err := (&http.Client{Timeout: 30 * time.Second}).Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", method, url, err)

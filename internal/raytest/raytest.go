@@ -94,8 +94,13 @@ func lockName(address string) string {
 
 // reachable asks the dashboard its version, the cheapest request it has.
 func reachable(address string) error {
+	req, err := http.NewRequest("GET", address+"/api/version", nil)
+	if err != nil {
+		return err
+	}
+	Authorize(req.Header)
 	client := http.Client{Timeout: 10 * time.Second}
-	resp, err := client.Get(address + "/api/version")
+	resp, err := client.Do(req)
 	if err != nil {
 		return err
 	}
@@ -104,4 +109,13 @@ func reachable(address string) error {
 		return fmt.Errorf("GET /api/version: %s", resp.Status)
 	}
 	return nil
+}
+
+// Authorize adds the cluster's token, which the script's start exports as
+// RAY_AUTH_TOKEN (its nodes run with RAY_AUTH_MODE=token), to a request
+// made with plain net/http; without the token it adds nothing.
+func Authorize(h http.Header) {
+	if t := os.Getenv("RAY_AUTH_TOKEN"); t != "" {
+		h.Set("Authorization", "Bearer "+t)
+	}
 }

@@ -57,8 +57,8 @@ func Check(set *rules.Set, opt Options) (*Result, error) {
 	p := newProblem(set)
 	for _, inst := range set.Rules {
 		p.evals++
-		if inst.Check(rules.All) != nil {
-			p.add(inst)
+		if v := inst.Check(rules.All); v != nil {
+			p.add(inst, v)
 		}
 	}
 	conflicts, err := p.solve(opt.MaxConflicts, deadline)
@@ -85,8 +85,14 @@ func describe(set *rules.Set, c conflict, found int, opt Options, deadline cpuDe
 	// Describe the conflict as the input has it (other facts present) when
 	// that points at one of the set's facts; otherwise describe the set
 	// alone.
-	// (Only instances violated as written are compiled, so v is not nil.)
+	// Only instances violated as written are compiled. An instance whose
+	// check reads state that the search changed can hold now (found by
+	// FuzzSolve on a multi-agent config with misspelt components): the
+	// violation it reported when compiled is then the one described.
 	v := c.rule.inst.Check(rules.All)
+	if v == nil {
+		v = c.rule.written
+	}
 	if v.Primary >= 0 && !in[v.Primary] {
 		if alone := c.rule.inst.Check(func(f int) bool { return !c.rule.inScope[f] || in[f] }); alone != nil {
 			v = alone

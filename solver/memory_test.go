@@ -156,13 +156,13 @@ func TestMemoryConflictsMinimal(t *testing.T) {
 		p := newProblem(set)
 		for _, inst := range set.Rules {
 			if inst.Check(rules.All) != nil {
-				p.add(inst)
+				p.add(inst, nil)
 			}
 		}
 		fresh := newProblem(set)
 		for _, inst := range set.Rules {
 			if inst.Check(rules.All) != nil {
-				fresh.add(inst)
+				fresh.add(inst, nil)
 			}
 		}
 		conflicts, err := p.solve(20, cpuDeadlineIn(10*time.Second))

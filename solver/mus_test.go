@@ -30,7 +30,7 @@ func musProblem(cfg *model.Config, inv *model.Inventory, mp bool) *problem {
 	p := newProblem(rules.Build(cfg, inv, rules.Options{Class: classOf(mp)}))
 	for _, inst := range p.set.Rules {
 		if inst.Check(rules.All) != nil {
-			p.add(inst)
+			p.add(inst, nil)
 		}
 	}
 	return p

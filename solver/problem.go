@@ -21,7 +21,10 @@ var ErrBudget = errors.New("solver time budget exceeded")
 // so only the assignments the search visits are ever evaluated, however
 // large the scope. A Together rule is one clause from the start.
 type compiled struct {
-	inst    *rules.Instance
+	inst *rules.Instance
+	// written is the violation the instance reported with every fact
+	// present, when it was compiled.
+	written *rules.Violation
 	scope   []int
 	inScope map[int]bool
 	relax   z.Lit
@@ -60,8 +63,8 @@ func (p *problem) clause(lits ...z.Lit) {
 }
 
 // add compiles an instance that the config as written violates.
-func (p *problem) add(inst *rules.Instance) {
-	c := &compiled{inst: inst, scope: inst.Reads, relax: p.g.Lit()}
+func (p *problem) add(inst *rules.Instance, written *rules.Violation) {
+	c := &compiled{inst: inst, written: written, scope: inst.Reads, relax: p.g.Lit()}
 	if len(c.scope) > maxScope && !inst.Together {
 		c.scope = p.narrow(inst)
 	}

@@ -237,6 +237,7 @@ func clone(cfg *model.Config) *model.Config {
 	for i, e := range cfg.Components {
 		e.Segments = append([]model.Segment(nil), e.Segments...)
 		e.NodeGroups = append([]string(nil), e.NodeGroups...)
+		e.Names = append([]string(nil), e.Names...) // the rename fix edits names
 		c.Components[i] = e
 	}
 	c.NodeGroups = make([]model.NodeGroup, len(cfg.NodeGroups))

@@ -85,10 +85,11 @@ func describe(set *rules.Set, c conflict, found int, opt Options, deadline cpuDe
 	// Describe the conflict as the input has it (other facts present) when
 	// that points at one of the set's facts; otherwise describe the set
 	// alone.
-	// Only instances violated as written are compiled. An instance whose
-	// check reads state that the search changed can hold now (found by
-	// FuzzSolve on a multi-agent config with misspelt components): the
-	// violation it reported when compiled is then the one described.
+	// Only instances violated as written are compiled. Should an instance
+	// hold now, its check read state that something changed since (a fix
+	// that renamed a component in the shared config did, found by
+	// FuzzSolve): the violation it reported when compiled is described
+	// rather than a nil one.
 	v := c.rule.inst.Check(rules.All)
 	if v == nil {
 		v = c.rule.written

@@ -300,14 +300,7 @@ func (p *problem) none(res *Result) error {
 	}
 	switch {
 	case res.Costed == 0:
-		e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model", what, p.cl.GPUs)
-		if p.rm != nil {
-			e.Why = fmt.Sprintf("A component never gets more GPUs than in the profiled placement (actor %d, rollout %d), and its GPU count must be a valid data-parallel size; a split needs at least one GPU per stage.", p.rm.wA, p.rm.wR)
-			e.Help = "profile on the GPUs you plan for (collocated on all of them), or plan for more GPUs"
-		} else {
-			e.Why = "Env GPUs must divide the environments, rollout GPUs must not exceed them, and no GPU may hold more environments than the largest profiled load."
-			e.Help = "profile larger loads (more envs per GPU), or plan for more GPUs"
-		}
+		p.unpriced(e, what)
 	case p.reject != "":
 		e.Msg = fmt.Sprintf("rlsolve check rejects every %s layout of %d GPUs it was given (the %d best-priced)", what, p.cl.GPUs, p.checked)
 		e.Why = "The first: " + p.reject

@@ -1,0 +1,172 @@
+package suggest
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// What the cost model can fill: each stage's GPU counts with a cost, and
+// the totals a layout of them reaches. When no layout of N GPUs has a
+// cost, these are the numbers that say whether N is too many, too few or
+// falls between the totals the stages can make.
+
+// stageTable is one stage's costs by GPU count (index g, +Inf: none).
+type stageTable struct {
+	name  string
+	costs []float64
+}
+
+// tables are the split's stages in placement order.
+func (p *problem) tables() []stageTable {
+	if p.em != nil {
+		return []stageTable{{"env", p.em.env}, {"rollout", p.em.roll}}
+	}
+	m := p.rm
+	if m.in.Recompute {
+		return []stageTable{{"rollout", m.roll}, {"inference", m.infer}, {"actor", m.actor}}
+	}
+	return []stageTable{{"rollout", m.roll}, {"actor", m.actor}}
+}
+
+// counts are the GPU counts from 1 to N with a cost.
+func (t stageTable) counts() []int {
+	var out []int
+	for g := 1; g < len(t.costs); g++ {
+		if !math.IsInf(t.costs[g], 1) {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// fillable marks the totals from 0 to N that a split of the stages'
+// counts reaches, or that every stage prices collocated.
+func fillable(ts []stageTable, N int) []bool {
+	reach := make([]bool, N+1)
+	reach[0] = true
+	for _, t := range ts {
+		next := make([]bool, N+1)
+		cs := t.counts()
+		for s, ok := range reach {
+			if !ok {
+				continue
+			}
+			for _, g := range cs {
+				if s+g > N {
+					break
+				}
+				next[s+g] = true
+			}
+		}
+		reach = next
+	}
+	for g := 1; g <= N; g++ {
+		all := true
+		for _, t := range ts {
+			all = all && !math.IsInf(t.costs[g], 1)
+		}
+		reach[g] = reach[g] || all
+	}
+	return reach
+}
+
+// countsText lists GPU counts briefly: "1-16", "4, 8, 12", "2, 4, 6, ..., 40".
+func countsText(cs []int) string {
+	if len(cs) == 0 {
+		return "none"
+	}
+	first, last := cs[0], cs[len(cs)-1]
+	if last-first+1 == len(cs) && len(cs) > 2 {
+		return fmt.Sprintf("%d-%d", first, last)
+	}
+	parts := make([]string, 0, 5)
+	for i, c := range cs {
+		if len(cs) > 5 && i == 3 {
+			parts = append(parts, "...", fmt.Sprint(last))
+			break
+		}
+		parts = append(parts, fmt.Sprint(c))
+	}
+	return strings.Join(parts, ", ")
+}
+
+// minCounts is each stage's smallest priced GPU count on the largest
+// cluster suggest plans for (0 when none): a lower bound on the GPUs a
+// layout needs.
+func (p *problem) minCounts() []int {
+	big := &Cluster{GPUs: MaxGPUs}
+	q := &problem{spec: p.spec, cl: big}
+	if p.em != nil {
+		q.em = newEModel(p.em.in, big)
+	} else {
+		m, err := newRModel(p.rm.in, big)
+		if err != nil {
+			return nil
+		}
+		q.rm = m
+	}
+	var out []int
+	for _, t := range q.tables() {
+		cs := t.counts()
+		if len(cs) == 0 {
+			out = append(out, 0)
+			continue
+		}
+		out = append(out, cs[0])
+	}
+	return out
+}
+
+// unpriced explains a search where no layout of N GPUs has a cost: what
+// each stage can take, the totals that gives, and the nearest GPU count
+// that has a priced layout.
+func (p *problem) unpriced(e *Error, what string) {
+	N := p.cl.GPUs
+	ts := p.tables()
+	var parts []string
+	most := 0
+	for _, t := range ts {
+		cs := t.counts()
+		parts = append(parts, fmt.Sprintf("%s %s", t.name, countsText(cs)))
+		if len(cs) > 0 {
+			most += cs[len(cs)-1]
+		}
+	}
+	limits := "A component never gets more GPUs than in the profiled placement, and its GPU count must be a valid data-parallel size"
+	if p.em != nil {
+		limits = "Env GPUs must divide the environments, neither env nor rollout gets more GPUs than environments, and no GPU may hold more environments than the largest profiled load"
+	}
+	e.Why = fmt.Sprintf("%s. On %d GPUs the stages can take: %s (a split fills at most %d GPUs); collocated needs every stage priced on all %d.",
+		limits, N, strings.Join(parts, "; "), most, N)
+	reach := fillable(ts, N)
+	fewer := 0
+	for g := N - 1; g >= 1; g-- {
+		if reach[g] {
+			fewer = g
+			break
+		}
+	}
+	more := 0
+	for _, c := range p.minCounts() {
+		more += c
+	}
+	switch {
+	case fewer > 0:
+		e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model; %d GPUs is the most a layout fills", what, N, fewer)
+		grow := "profile in a placement that uses all %d GPUs"
+		if p.em != nil {
+			grow = "run more environments to use all %d GPUs"
+		}
+		e.Help = fmt.Sprintf("plan for %d GPUs (--gpus %d), or "+grow, fewer, fewer, N)
+	case more > N:
+		e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model; a layout needs at least %d", what, N, more)
+		e.Help = fmt.Sprintf("plan for more GPUs (at least %d)", more)
+		if p.em != nil {
+			e.Help += ", or profile larger loads (more envs per GPU)"
+		}
+	default:
+		e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model", what, N)
+		e.Help = "profile on the GPUs you plan for (collocated on all of them)"
+	}
+}

@@ -118,12 +118,10 @@ func (p *problem) minCounts() []int {
 	return out
 }
 
-// unpriced explains a search where no layout of N GPUs has a cost: what
-// each stage can take, the totals that gives, and the nearest GPU count
-// that has a priced layout.
-func (p *problem) unpriced(e *Error, what string) {
-	N := p.cl.GPUs
-	ts := p.tables()
+// stagesText lists the GPU counts each stage can take on N GPUs, and
+// what a split of them fills: at most some count below N, or no total of
+// exactly N.
+func stagesText(ts []stageTable, N int) string {
 	var parts []string
 	most := 0
 	for _, t := range ts {
@@ -133,12 +131,26 @@ func (p *problem) unpriced(e *Error, what string) {
 			most += cs[len(cs)-1]
 		}
 	}
+	fills := fmt.Sprintf("a split fills at most %d GPUs", most)
+	if most >= N {
+		fills = fmt.Sprintf("no split of them adds up to %d", N)
+	}
+	return fmt.Sprintf("%s (%s)", strings.Join(parts, "; "), fills)
+}
+
+// unpriced explains a search where no layout of N GPUs has a cost: what
+// each stage can take, the totals that gives, and the nearest GPU count
+// that has a priced layout.
+func (p *problem) unpriced(e *Error, what string) {
+	N := p.cl.GPUs
+	ts := p.tables()
+	stages := stagesText(ts, N)
 	limits := "A component never gets more GPUs than in the profiled placement, and its GPU count must be a valid data-parallel size"
 	if p.em != nil {
 		limits = "Env GPUs must divide the environments, neither env nor rollout gets more GPUs than environments, and no GPU may hold more environments than the largest profiled load"
 	}
-	e.Why = fmt.Sprintf("%s. On %d GPUs the stages can take: %s (a split fills at most %d GPUs); collocated needs every stage priced on all %d.",
-		limits, N, strings.Join(parts, "; "), most, N)
+	e.Why = fmt.Sprintf("%s. On %d GPUs the stages can take: %s; collocated needs every stage priced on all %d.",
+		limits, N, stages, N)
 	reach := fillable(ts, N)
 	fewer := 0
 	for g := N - 1; g >= 1; g-- {

@@ -91,31 +91,54 @@ func countsText(cs []int) string {
 	return strings.Join(parts, ", ")
 }
 
-// minCounts is each stage's smallest priced GPU count on the largest
-// cluster suggest plans for (0 when none): a lower bound on the GPUs a
-// layout needs.
-func (p *problem) minCounts() []int {
-	big := &Cluster{GPUs: MaxGPUs}
-	q := &problem{spec: p.spec, cl: big}
+// on is the same search on a cluster of g GPUs, for its cost tables only
+// (nil when the model cannot be built there).
+func (p *problem) on(g int) *problem {
+	cl := &Cluster{GPUs: g}
+	q := &problem{spec: p.spec, cl: cl}
 	if p.em != nil {
-		q.em = newEModel(p.em.in, big)
-	} else {
-		m, err := newRModel(p.rm.in, big)
-		if err != nil {
-			return nil
-		}
-		q.rm = m
+		q.em = newEModel(p.em.in, cl)
+		return q
 	}
-	var out []int
-	for _, t := range q.tables() {
-		cs := t.counts()
-		if len(cs) == 0 {
-			out = append(out, 0)
+	m, err := newRModel(p.rm.in, cl)
+	if err != nil {
+		return nil
+	}
+	q.rm = m
+	return q
+}
+
+// fillsExactly says whether some layout of exactly g GPUs has a cost.
+func (p *problem) fillsExactly(g int) bool {
+	q := p.on(g)
+	return q != nil && fillable(q.tables(), g)[g]
+}
+
+// nearestAbove is the fewest GPUs above N that a priced layout fills (0
+// when none up to a bound): candidates come from the tables of a larger
+// cluster and each is confirmed on its own count.
+func (p *problem) nearestAbove() int {
+	N := p.cl.GPUs
+	bound := min(MaxGPUs, 4*N+64)
+	if bound <= N {
+		return 0
+	}
+	q := p.on(bound)
+	if q == nil {
+		return 0
+	}
+	reach := fillable(q.tables(), bound)
+	tries := 0
+	for g := N + 1; g <= bound && tries < 16; g++ {
+		if !reach[g] {
 			continue
 		}
-		out = append(out, cs[0])
+		tries++
+		if p.fillsExactly(g) {
+			return g
+		}
 	}
-	return out
+	return 0
 }
 
 // stagesText lists the GPU counts each stage can take on N GPUs, and
@@ -132,6 +155,12 @@ func stagesText(ts []stageTable, N int) string {
 		}
 	}
 	fills := fmt.Sprintf("a split fills at most %d GPUs", most)
+	for _, t := range ts {
+		if len(t.counts()) == 0 {
+			fills = fmt.Sprintf("%s takes no count up to %d", t.name, N)
+			break
+		}
+	}
 	if most >= N {
 		fills = fmt.Sprintf("no split of them adds up to %d", N)
 	}
@@ -159,26 +188,29 @@ func (p *problem) unpriced(e *Error, what string) {
 			break
 		}
 	}
-	more := 0
-	for _, c := range p.minCounts() {
-		more += c
+	more := p.nearestAbove()
+	e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model", what, N)
+	grow := fmt.Sprintf("profile in a placement that uses all %d GPUs", N)
+	if p.em != nil {
+		grow = fmt.Sprintf("run more environments to use all %d GPUs", N)
+		if fewer == 0 {
+			grow = "profile larger loads (more envs per GPU)"
+		}
 	}
 	switch {
+	case fewer > 0 && more > 0:
+		e.Msg += fmt.Sprintf("; the nearest counts a layout fills are %d and %d", fewer, more)
+		e.Help = fmt.Sprintf("plan for %d or %d GPUs (--gpus %d or --gpus %d)", fewer, more, fewer, more)
+		if p.rm != nil {
+			e.Help += ", or " + grow
+		}
 	case fewer > 0:
-		e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model; %d GPUs is the most a layout fills", what, N, fewer)
-		grow := "profile in a placement that uses all %d GPUs"
-		if p.em != nil {
-			grow = "run more environments to use all %d GPUs"
-		}
-		e.Help = fmt.Sprintf("plan for %d GPUs (--gpus %d), or "+grow, fewer, fewer, N)
-	case more > N:
-		e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model; a layout needs at least %d", what, N, more)
-		e.Help = fmt.Sprintf("plan for more GPUs (at least %d)", more)
-		if p.em != nil {
-			e.Help += ", or profile larger loads (more envs per GPU)"
-		}
+		e.Msg += fmt.Sprintf("; %d GPUs is the most a layout fills", fewer)
+		e.Help = fmt.Sprintf("plan for %d GPUs (--gpus %d), or %s", fewer, fewer, grow)
+	case more > 0:
+		e.Msg += fmt.Sprintf("; the fewest a layout fills is %d", more)
+		e.Help = fmt.Sprintf("plan for more GPUs (--gpus %d), or %s", more, grow)
 	default:
-		e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model", what, N)
 		e.Help = "profile on the GPUs you plan for (collocated on all of them)"
 	}
 }

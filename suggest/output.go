@@ -98,15 +98,26 @@ type refusalDoc struct {
 	Diagnostic diag.JSONDiagnostic `json:"diagnostic"`
 }
 
-// MarshalYAML writes the diagnostic under its JSON names.
+// MarshalYAML writes the refusal under its JSON names, in their order:
+// JSON is YAML, read back as block style.
 func (r refusalDoc) MarshalYAML() (any, error) {
 	b, err := json.Marshal(r)
 	if err != nil {
 		return nil, err
 	}
-	var v any
-	err = json.Unmarshal(b, &v)
-	return v, err
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	blockStyle(&doc)
+	return doc.Content[0], nil
+}
+
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
 }
 
 // Document is a run's suggestions as `--output json|yaml` writes them.

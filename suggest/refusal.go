@@ -3,6 +3,7 @@ package suggest
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
@@ -91,8 +92,13 @@ func (p *problem) refuse(c *cand, mode string) (model.Diagnostic, error) {
 // generated config, so they are left out; the why stays.
 func (p *problem) moved(c cand, d model.Diagnostic) model.Diagnostic {
 	path := pathAt(p.render(c).Config, d.Primary.Line)
-	out := model.Diagnostic{Code: d.Code, Severity: d.Severity, Summary: d.Summary, Why: d.Why, Primary: p.spec.at(path)}
-	return out
+	at := p.spec.at(path)
+	// A generated placement key names components; the user's entry for
+	// the first of them is where that component's GPUs are set.
+	if key, ok := strings.CutPrefix(path, "cluster.component_placement."); ok {
+		at = p.spec.placedAt(strings.Split(key, ",")[0])
+	}
+	return model.Diagnostic{Code: d.Code, Severity: d.Severity, Summary: d.Summary, Why: d.Why, Primary: at}
 }
 
 // pathAt is the dotted path of the key on line of a YAML mapping ("" when

@@ -104,20 +104,32 @@ func (s *Spec) placedAt(name string) model.Span {
 	return s.at("cluster.component_placement")
 }
 
-// isCurrent reports whether a suggestion puts every stage on the GPUs the
-// file already gives that component.
+// isCurrent reports whether a suggestion places every component it names
+// (reward aside, which the model does not price and places with rollout)
+// on the GPUs the file already gives it.
 func (s *Spec) isCurrent(sg Suggestion, gpus int) bool {
-	if len(s.current) == 0 || len(sg.Stages) == 0 {
+	if len(s.current) == 0 || len(sg.Placement) == 0 {
 		return false
 	}
-	for _, st := range sg.Stages {
-		p, ok := s.current[st.Name]
-		if !ok {
-			return false
+	norm := func(v string) string {
+		v, _, _ = strings.Cut(v, ":") // the GPUs, not the process ranks
+		if v == "all" {
+			return fmt.Sprintf("0-%d", gpus-1)
 		}
-		want := fmt.Sprintf("%d-%d", st.First, st.Last)
-		if p.gpus != want && (p.gpus != "all" || st.First != 0 || st.Last != gpus-1) {
-			return false
+		if !strings.Contains(v, "-") {
+			return v + "-" + v
+		}
+		return v
+	}
+	for _, e := range sg.Placement {
+		for _, name := range strings.Split(e.Key, ",") {
+			if name == "reward" {
+				continue
+			}
+			p, ok := s.current[name]
+			if !ok || norm(p.gpus) != norm(e.Value) {
+				return false
+			}
 		}
 	}
 	return true

@@ -108,37 +108,67 @@ func (p *problem) on(g int) *problem {
 	return q
 }
 
-// fillsExactly says whether some layout of exactly g GPUs has a cost.
-func (p *problem) fillsExactly(g int) bool {
+// fillsExactly says whether some layout of exactly g GPUs has a cost, and
+// roughly how much work finding out took.
+func (p *problem) fillsExactly(g int) (bool, int) {
 	q := p.on(g)
-	return q != nil && fillable(q.tables(), g)[g]
+	if q == nil {
+		return false, g
+	}
+	ts := q.tables()
+	work := g
+	for _, t := range ts {
+		work += g * len(t.counts())
+	}
+	return fillable(ts, g)[g], work
+}
+
+// maxAdviceWork bounds the exact scan for the nearest GPU counts that a
+// layout fills (a cluster's tables differ from N's where a component was
+// profiled on "all" GPUs, so each count is priced on its own): past it,
+// only the counts N's own tables fill are tried, each confirmed.
+const maxAdviceWork = 50_000_000
+
+// nearest is the first GPU count from N+step on, by step (+1 or -1, up to
+// bound), that a priced layout fills exactly; 0 when none is found within
+// the work bound. likely marks the counts to try once the exact scan is
+// over its bound.
+func (p *problem) nearest(step, bound int, likely []bool) int {
+	N := p.cl.GPUs
+	work := 0
+	g := N + step
+	for ; g >= 1 && g <= bound && work < maxAdviceWork; g += step {
+		ok, w := p.fillsExactly(g)
+		if ok {
+			return g
+		}
+		work += w
+	}
+	for tries := 0; g >= 1 && g <= bound && g < len(likely) && tries < 16; g += step {
+		if !likely[g] {
+			continue
+		}
+		tries++
+		if ok, _ := p.fillsExactly(g); ok {
+			return g
+		}
+	}
+	return 0
 }
 
 // nearestAbove is the fewest GPUs above N that a priced layout fills (0
-// when none up to a bound): candidates come from the tables of a larger
-// cluster and each is confirmed on its own count.
+// when none is found up to a bound).
 func (p *problem) nearestAbove() int {
 	N := p.cl.GPUs
 	bound := min(MaxGPUs, 4*N+64)
 	if bound <= N {
 		return 0
 	}
-	q := p.on(bound)
-	if q == nil {
-		return 0
+	var likely []bool
+	if q := p.on(bound); q != nil {
+		likely = fillable(q.tables(), bound)
 	}
-	reach := fillable(q.tables(), bound)
-	tries := 0
-	for g := N + 1; g <= bound && tries < 16; g++ {
-		if !reach[g] {
-			continue
-		}
-		tries++
-		if p.fillsExactly(g) {
-			return g
-		}
-	}
-	return 0
+	return p.nearest(+1, bound, likely)
 }
 
 // stagesText lists the GPU counts each stage can take on N GPUs, and
@@ -180,14 +210,7 @@ func (p *problem) unpriced(e *Error, what string) {
 	}
 	e.Why = fmt.Sprintf("%s. On %d GPUs the stages can take: %s; collocated needs every stage priced on all %d.",
 		limits, N, stages, N)
-	reach := fillable(ts, N)
-	fewer := 0
-	for g := N - 1; g >= 1; g-- {
-		if reach[g] {
-			fewer = g
-			break
-		}
-	}
+	fewer := p.nearest(-1, N, fillable(ts, N))
 	more := p.nearestAbove()
 	e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model", what, N)
 	grow := fmt.Sprintf("profile in a placement that uses all %d GPUs", N)

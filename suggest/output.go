@@ -263,7 +263,11 @@ func writeRefusals(w io.Writer, res *Result) {
 		for _, st := range s.Stages {
 			ps = append(ps, fmt.Sprintf("%s %d-%d", st.Name, st.First, st.Last))
 		}
-		fmt.Fprintf(w, "the file's layout is already the best found: %s, %s (%.6g s per iteration)\n", s.Mode, strings.Join(ps, ", "), s.TotalCost)
+		where := strings.Join(ps, ", ")
+		if s.Mode == ModeCollocated {
+			where = fmt.Sprintf("every stage on GPUs 0-%d", res.GPUs-1)
+		}
+		fmt.Fprintf(w, "the file's layout is already the best found: %s, %s (%.6g s per iteration)\n", s.Mode, where, s.TotalCost)
 	}
 }
 

@@ -42,11 +42,13 @@ func (p *problem) refusals(res *Result) ([]Refusal, error) {
 		if !math.IsNaN(m.cost) && len(res.Suggestions) > 0 {
 			continue
 		}
-		d, err := p.refuse(m.best(), m.mode)
+		d, refused, err := p.refuse(m.best(), m.mode)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, Refusal{Mode: m.mode, Diagnostic: d})
+		if refused {
+			out = append(out, Refusal{Mode: m.mode, Diagnostic: d})
+		}
 	}
 	return out, nil
 }
@@ -68,22 +70,37 @@ func (p *problem) bestPricedSplit() *cand {
 	return nil
 }
 
-// refuse is why c, the best-priced layout of mode, is not suggested.
-func (p *problem) refuse(c *cand, mode string) (model.Diagnostic, error) {
-	d := model.Diagnostic{Code: model.CodeSuggestNone, Severity: model.SeverityError}
+// refuse is why c, the best-priced layout of mode, is not suggested;
+// refused is false when nothing refuses it (the search stopped at its
+// bound of real checks before reaching it).
+func (p *problem) refuse(c *cand, mode string) (d model.Diagnostic, refused bool, err error) {
+	d = model.Diagnostic{Code: model.CodeSuggestNone, Severity: model.SeverityError}
 	if c == nil {
 		d.Summary, d.Primary = p.unpricedMode(mode)
-		return d, nil
+		return d, true, nil
 	}
 	ok, err := p.verify(*c)
 	if err != nil {
-		return d, err
+		return d, false, err
 	}
 	if !ok {
-		return p.moved(*c, p.refused[*c]), nil
+		return p.moved(*c, p.refused[*c]), true, nil
+	}
+	if p.rm == nil || p.groupsFit(*c) {
+		return d, false, nil
 	}
 	d.Summary, d.Primary = p.crossing(*c, mode)
-	return d, nil
+	return d, true, nil
+}
+
+// groupsFit is the layout filter's node rule for c.
+func (p *problem) groupsFit(c cand) bool {
+	if c.colloc {
+		_, groups := p.rm.collocatedOK()
+		return groups
+	}
+	_, groups := p.rm.splitOK(c.sizes[0], c.sizes[1], c.sizes[2])
+	return groups
 }
 
 // moved is a problem the check found in c's generated config, at the
@@ -136,9 +153,6 @@ func walkPath(n *yaml.Node, prefix string, line int) string {
 // unless it covers whole nodes.
 func (p *problem) crossing(c cand, mode string) (string, model.Span) {
 	m := p.rm
-	if m == nil {
-		return fmt.Sprintf("%s does not fit the nodes (%s)", mode, nodesText(p.cl.NodeSizes())), p.spec.fileSpan()
-	}
 	name, unit, path := "actor", m.uA, "actor.model.tensor_model_parallel_size"
 	if !c.colloc && c.sizes[1] > 0 && !p.cl.fits(c.sizes[0], c.sizes[1], m.uI, false) {
 		name, unit, path = "inference", m.uI, "inference.model.tensor_model_parallel_size"

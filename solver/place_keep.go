@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"math/bits"
 	"sort"
 	"strings"
 
@@ -9,35 +8,35 @@ import (
 	"github.com/rlsolve/rlsolve/rules"
 )
 
-// keepPlan is, per worker of the previous plan, whether it moves; a
-// lower bound on how many must; and, to try first, the workers that a best
-// keep set of each demand alone keeps. A worker stays when the new
-// placement gives its rank exactly its old node and devices: rank r holds
-// the r-th share of the devices in position order, so it stays when its
-// old devices are taken and exactly share*r devices come before them.
+// keepPlan is the number of workers of the previous plan that move; a
+// lower bound on it; and, to try first, the workers that a best keep set
+// of each demand alone keeps. A worker stays when the new placement gives
+// its rank exactly its old node and devices: rank r holds the r-th share
+// of the devices in position order, so it stays when its old devices are
+// taken and exactly share*r devices come before them (counted per block:
+// place_keep_blocks.go).
 func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, assume []z.Lit, fits map[int]keepFit) {
 	fits = map[int]keepFit{}
+	blocks := map[*demandVars]*keepBlocks{}
+	var stayed [][]z.Lit
+	total := 0
 	for i, d := range in.sp.Demands {
 		workers := previousOf(prev, d.Name)
 		v := in.rootVars(i)
 		if v == nil || len(workers) == 0 {
 			continue
 		}
+		if blocks[v] == nil {
+			blocks[v] = newKeepBlocks(in, v)
+		}
 		share, perDevice := in.share(i)
-		need := make([]int, 0, len(workers))
 		pos := make([][]int, len(workers))
 		for r, w := range workers {
 			pos[r] = v.positions(w)
-			if len(pos[r]) > 0 {
-				need = append(need, pos[r][0])
-			}
 		}
-		prefix := v.prefixCounts(in, need)
-		stays := make([]z.Lit, len(workers))
-		for r := range workers {
-			stays[r] = in.stays(v, pos[r], prefix, r, share, perDevice)
-			moved = append(moved, stays[r].Not())
-		}
+		stays, counts := in.keepStays(blocks[v], pos, share, perDevice)
+		stayed = append(stayed, counts...)
+		total += len(workers)
 		n := in.newChunks(d, share, perDevice, len(workers))
 		kept := v.bestKeep(in, pos, share, perDevice, n)
 		lb += len(workers) - len(kept)
@@ -48,7 +47,10 @@ func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, a
 			fits[i] = keepFit{kept: kept, pos: pos, share: share, perDevice: perDevice, chunks: n}
 		}
 	}
-	return moved, lb, assume, fits
+	if total == 0 {
+		return nil, 0, nil, fits
+	}
+	return less(in.c, total, sum(in.c, stayed)), lb, assume, fits
 }
 
 // keepFit is what a root's keep guess is made of: the workers kept (in
@@ -235,51 +237,9 @@ func (v *demandVars) positions(w Worker) []int {
 	return nil
 }
 
-// prefixCounts gives, for each position asked, the number of devices the
-// root takes before it, as one running sum.
-func (v *demandVars) prefixCounts(in *instance, at []int) map[int][]z.Lit {
-	sort.Ints(at)
-	var flat []z.Lit
-	for _, ls := range v.lit {
-		flat = append(flat, ls...)
-	}
-	out := map[int][]z.Lit{}
-	var run []z.Lit
-	next := 0
-	// The sum never exceeds the root's positions: bits past that many are
-	// false, and kept, each add would widen the sum by its carry, making
-	// the counters quadratic in the workers.
-	width := bits.Len(uint(len(flat)))
-	for _, p := range at {
-		if _, ok := out[p]; ok {
-			continue
-		}
-		if p > next {
-			run = add(in.c, run, popcount(in.c, flat[next:p]))
-			run = run[:min(len(run), width)]
-			next = p
-		}
-		out[p] = run
-	}
-	return out
-}
-
-// stays is true when worker r keeps its old devices.
-func (in *instance) stays(v *demandVars, pos []int, prefix map[int][]z.Lit, r, share, perDevice int) z.Lit {
-	c := in.c
-	if len(pos) != share {
-		return c.F
-	}
-	ls := []z.Lit{eq(c, prefix[pos[0]], r/perDevice*share)}
-	for _, p := range pos {
-		ls = append(ls, v.flat(p))
-	}
-	return c.Ands(ls...)
-}
-
 // flat is the literal at a flat position.
 func (v *demandVars) flat(p int) z.Lit {
-	b := sort.Search(len(v.pos), func(i int) bool { return v.pos[i] > p }) - 1
+	b := v.blockOf(p)
 	return v.lit[b][p-v.pos[b]]
 }
 

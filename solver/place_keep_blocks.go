@@ -1,0 +1,130 @@
+package solver
+
+import (
+	"math/bits"
+	"sort"
+
+	"github.com/go-air/gini/z"
+)
+
+// Keep counts the workers that stay per block of a root, not per worker.
+// Each block's share of a root is one contiguous run (shape), starting at
+// in-block offset o' with c' devices, after p' devices of the root in the
+// blocks before it. A taken device at in-block l then has p'+l-o' devices
+// of the root before it, so worker r (share index k, old devices from
+// in-block q) keeps its devices exactly when they are taken and
+// p'-o' = k*share-q: one comparison per block and value of k*share-q (one
+// value per block when the previous plan's workers there are one aligned
+// run, as solve writes them), whatever the previous plan's holes. The
+// numbers come from the methods below (count, offset, prefix), so another
+// encoding of the same blocks can give its own.
+
+// keepBlocks are a root's per-block numbers for keep, built once per root
+// and only as far as a previous worker needs them.
+type keepBlocks struct {
+	v *demandVars
+	// prefix[b] is the root's devices in the blocks before b.
+	prefix [][]z.Lit
+	// shifted[b] is prefix[b] + (mask - offset(b)): p'-o' moved up by the
+	// widest offset, so that it is never negative.
+	shifted map[int][]z.Lit
+	mask    int
+}
+
+func newKeepBlocks(in *instance, v *demandVars) *keepBlocks {
+	widest := 1
+	for _, blk := range v.blocks {
+		widest = max(widest, blk.Cap)
+	}
+	return &keepBlocks{v: v, prefix: v.prefixes(in), shifted: map[int][]z.Lit{}, mask: 1<<bits.Len(uint(widest-1)) - 1}
+}
+
+// prefixes are the root's devices before each block: one adder chain over
+// the block counts. The sum never exceeds the root's positions, so its
+// bits past that width are false and dropped.
+func (v *demandVars) prefixes(in *instance) [][]z.Lit {
+	n := 0
+	for _, blk := range v.blocks {
+		n += blk.Cap
+	}
+	width := bits.Len(uint(n))
+	out := make([][]z.Lit, len(v.blocks))
+	var run []z.Lit
+	for b := range v.blocks {
+		out[b] = run
+		run = add(in.c, run, v.count[b])
+		run = run[:min(len(run), width)]
+	}
+	return out
+}
+
+// offset is the in-block offset of block b's run (0 when empty): bit k is
+// set when the run starts at a device whose offset has bit k set.
+func (v *demandVars) offset(in *instance, b int) []z.Lit {
+	starts := localStarts(in, v.lit[b])
+	out := make([]z.Lit, bits.Len(uint(len(starts)-1)))
+	for k := range out {
+		out[k] = in.c.F
+		for l, s := range starts {
+			if l>>k&1 == 1 {
+				out[k] = in.c.Or(out[k], s)
+			}
+		}
+	}
+	return out
+}
+
+// aligned is true when block b's run puts share index k's devices at
+// in-block offset q: p'-o' = k*share-q, read as shifted[b] = that + mask.
+func (kb *keepBlocks) aligned(in *instance, b, want int) z.Lit {
+	x, ok := kb.shifted[b]
+	if !ok {
+		o := kb.v.offset(in, b)
+		up := make([]z.Lit, bits.Len(uint(kb.mask)))
+		for k := range up {
+			up[k] = in.c.T
+			if k < len(o) {
+				up[k] = o[k].Not()
+			}
+		}
+		x = add(in.c, kb.prefix[b], up)
+		kb.shifted[b] = x
+	}
+	return eq(in.c, x, want+kb.mask)
+}
+
+// blockOf is the block holding flat position p.
+func (v *demandVars) blockOf(p int) int {
+	return sort.Search(len(v.pos), func(i int) bool { return v.pos[i] > p }) - 1
+}
+
+// keepStays is, per worker of a demand on v, whether it keeps its old
+// devices, and per block (in blocks' order) the number of its workers that
+// do.
+func (in *instance) keepStays(kb *keepBlocks, pos [][]int, share, perDevice int) (stays []z.Lit, stayed [][]z.Lit) {
+	v := kb.v
+	stays = make([]z.Lit, len(pos))
+	onBlock := map[int][]z.Lit{}
+	for r, ps := range pos {
+		stays[r] = in.c.F
+		if len(ps) != share {
+			continue
+		}
+		b := v.blockOf(ps[0])
+		ls := []z.Lit{kb.aligned(in, b, r/perDevice*share-(ps[0]-v.pos[b]))}
+		for _, p := range ps {
+			ls = append(ls, v.lit[b][p-v.pos[b]])
+		}
+		stays[r] = in.c.Ands(ls...)
+		onBlock[b] = append(onBlock[b], stays[r])
+	}
+	bs := make([]int, 0, len(onBlock))
+	for b := range onBlock {
+		bs = append(bs, b)
+	}
+	sort.Ints(bs)
+	for _, b := range bs {
+		stayed = append(stayed, popcount(in.c, onBlock[b]))
+	}
+	return stays, stayed
+}

@@ -27,7 +27,7 @@ func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, a
 			continue
 		}
 		if blocks[v] == nil {
-			blocks[v] = newKeepBlocks(in, v)
+			blocks[v] = newKeepBlocks(v)
 		}
 		share, perDevice := in.share(i)
 		pos := make([][]int, len(workers))

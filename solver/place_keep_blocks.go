@@ -23,39 +23,40 @@ import (
 // and only as far as a previous worker needs them.
 type keepBlocks struct {
 	v *demandVars
-	// prefix[b] is the root's devices in the blocks before b.
+	// prefix[b] is the root's devices in the blocks before b: one adder
+	// chain over the block counts, extended to the last block asked for
+	// (a packed previous plan leaves the blocks after it alone).
 	prefix [][]z.Lit
+	// width bounds the chain: the sum never exceeds the root's positions,
+	// so its bits past that width are false and dropped.
+	width int
 	// shifted[b] is prefix[b] + (mask - offset(b)): p'-o' moved up by the
 	// widest offset, so that it is never negative.
 	shifted map[int][]z.Lit
 	mask    int
 }
 
-func newKeepBlocks(in *instance, v *demandVars) *keepBlocks {
-	widest := 1
+func newKeepBlocks(v *demandVars) *keepBlocks {
+	widest, n := 1, 0
 	for _, blk := range v.blocks {
 		widest = max(widest, blk.Cap)
-	}
-	return &keepBlocks{v: v, prefix: v.prefixes(in), shifted: map[int][]z.Lit{}, mask: 1<<bits.Len(uint(widest-1)) - 1}
-}
-
-// prefixes are the root's devices before each block: one adder chain over
-// the block counts. The sum never exceeds the root's positions, so its
-// bits past that width are false and dropped.
-func (v *demandVars) prefixes(in *instance) [][]z.Lit {
-	n := 0
-	for _, blk := range v.blocks {
 		n += blk.Cap
 	}
-	width := bits.Len(uint(n))
-	out := make([][]z.Lit, len(v.blocks))
-	var run []z.Lit
-	for b := range v.blocks {
-		out[b] = run
-		run = add(in.c, run, v.count[b])
-		run = run[:min(len(run), width)]
+	return &keepBlocks{v: v, width: bits.Len(uint(n)), shifted: map[int][]z.Lit{}, mask: 1<<bits.Len(uint(widest-1)) - 1}
+}
+
+// prefixAt is the root's device count in the blocks before b.
+func (kb *keepBlocks) prefixAt(in *instance, b int) []z.Lit {
+	for len(kb.prefix) <= b {
+		k := len(kb.prefix)
+		var run []z.Lit
+		if k > 0 {
+			run = add(in.c, kb.prefix[k-1], kb.v.count[k-1])
+			run = run[:min(len(run), kb.width)]
+		}
+		kb.prefix = append(kb.prefix, run)
 	}
-	return out
+	return kb.prefix[b]
 }
 
 // offset is the in-block offset of block b's run (0 when empty): bit k is
@@ -87,7 +88,7 @@ func (kb *keepBlocks) aligned(in *instance, b, want int) z.Lit {
 				up[k] = o[k].Not()
 			}
 		}
-		x = add(in.c, kb.prefix[b], up)
+		x = add(in.c, kb.prefixAt(in, b), up)
 		kb.shifted[b] = x
 	}
 	return eq(in.c, x, want+kb.mask)

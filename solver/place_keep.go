@@ -27,7 +27,7 @@ func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, a
 			continue
 		}
 		if blocks[v] == nil {
-			blocks[v] = newKeepBlocks(v)
+			blocks[v] = newKeepBlocks(in, v)
 		}
 		share, perDevice := in.share(i)
 		pos := make([][]int, len(workers))
@@ -136,16 +136,7 @@ func (in *instance) newChunks(d *rules.Demand, share, perDevice, old int) int {
 // share*(n-1-k_b) after the last. It relaxes what the other components
 // take, so the set's size bounds what any placement keeps.
 func (v *demandVars) bestKeep(in *instance, pos [][]int, share, perDevice, n int) []int {
-	avail := []int{0} // avail[p]: available positions before p
-	for _, ls := range v.lit {
-		for _, m := range ls {
-			a := avail[len(avail)-1]
-			if m != in.c.F {
-				a++
-			}
-			avail = append(avail, a)
-		}
-	}
+	avail := v.availBefore(in)
 	between := func(from, to int) int { return avail[max(to, 0)] - avail[min(from+1, len(avail)-1)] }
 	follows := func(a, b int) bool {
 		ka, kb := a/perDevice, b/perDevice
@@ -241,6 +232,22 @@ func (v *demandVars) positions(w Worker) []int {
 func (v *demandVars) flat(p int) z.Lit {
 	b := v.blockOf(p)
 	return v.lit[b][p-v.pos[b]]
+}
+
+// availBefore[p] is the number of positions before p the root may take
+// (p up to and including the number of positions).
+func (v *demandVars) availBefore(in *instance) []int {
+	avail := []int{0}
+	for _, ls := range v.lit {
+		for _, m := range ls {
+			a := avail[len(avail)-1]
+			if m != in.c.F {
+				a++
+			}
+			avail = append(avail, a)
+		}
+	}
+	return avail
 }
 
 // available says whether the root may take every position of ps.

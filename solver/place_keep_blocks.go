@@ -30,19 +30,21 @@ type keepBlocks struct {
 	// width bounds the chain: the sum never exceeds the root's positions,
 	// so its bits past that width are false and dropped.
 	width int
-	// shifted[b] is prefix[b] + (mask - offset(b)): p'-o' moved up by the
-	// widest offset, so that it is never negative.
-	shifted map[int][]z.Lit
-	mask    int
+	// low[b] is (p'-o'-1) mod 2^m for m offset bits: p' low bits plus
+	// the offset's complement (aligned).
+	low map[int][]z.Lit
+	m   int
+	// avail[p] is the positions before p the root may take.
+	avail []int
 }
 
-func newKeepBlocks(v *demandVars) *keepBlocks {
+func newKeepBlocks(in *instance, v *demandVars) *keepBlocks {
 	widest, n := 1, 0
 	for _, blk := range v.blocks {
 		widest = max(widest, blk.Cap)
 		n += blk.Cap
 	}
-	return &keepBlocks{v: v, width: bits.Len(uint(n)), shifted: map[int][]z.Lit{}, mask: 1<<bits.Len(uint(widest-1)) - 1}
+	return &keepBlocks{v: v, width: bits.Len(uint(n)), low: map[int][]z.Lit{}, m: bits.Len(uint(widest - 1)), avail: v.availBefore(in)}
 }
 
 // prefixAt is the root's device count in the blocks before b.
@@ -76,22 +78,45 @@ func (v *demandVars) offset(in *instance, b int) []z.Lit {
 }
 
 // aligned is true when block b's run puts share index k's devices at
-// in-block offset q: p'-o' = k*share-q, read as shifted[b] = that + mask.
+// in-block offset q: p'-o' = want for want = k*share-q. With M = 2^m
+// above every offset, p' = hi*M+lo and want = hq*M+r (0 <= r < M), that is
+// lo-o' = r (mod M) and hi = hq+1 when lo < r (the offset carried into
+// the high bits), else hq: the low bits cost one m-bit adder per block
+// and the high bits one comparison, where p'-o' in full would take an
+// adder of the prefix's width.
 func (kb *keepBlocks) aligned(in *instance, b, want int) z.Lit {
-	x, ok := kb.shifted[b]
+	c := in.c
+	p := kb.prefixAt(in, b)
+	lo := make([]z.Lit, kb.m)
+	for k := range lo {
+		lo[k] = c.F
+		if k < len(p) {
+			lo[k] = p[k]
+		}
+	}
+	var hi []z.Lit
+	if len(p) > kb.m {
+		hi = p[kb.m:]
+	}
+	diff, ok := kb.low[b]
 	if !ok {
 		o := kb.v.offset(in, b)
-		up := make([]z.Lit, bits.Len(uint(kb.mask)))
-		for k := range up {
-			up[k] = in.c.T
+		not := make([]z.Lit, kb.m)
+		for k := range not {
+			not[k] = c.T
 			if k < len(o) {
-				up[k] = o[k].Not()
+				not[k] = o[k].Not()
 			}
 		}
-		x = add(in.c, kb.prefixAt(in, b), up)
-		kb.shifted[b] = x
+		diff = add(c, lo, not)
+		diff = diff[:min(len(diff), kb.m)] // lo + (M-1-o') = lo-o'-1 (mod M)
+		kb.low[b] = diff
 	}
-	return eq(in.c, x, want+kb.mask)
+	size := 1 << kb.m
+	hq := want >> kb.m // floor, for a negative want too
+	r := want - hq*size
+	carried := leq(c, lo, r-1)
+	return c.And(eq(c, diff, (r-1+size)%size), c.Choice(carried, eq(c, hi, hq+1), eq(c, hi, hq)))
 }
 
 // blockOf is the block holding flat position p.
@@ -108,7 +133,10 @@ func (in *instance) keepStays(kb *keepBlocks, pos [][]int, share, perDevice int)
 	onBlock := map[int][]z.Lit{}
 	for r, ps := range pos {
 		stays[r] = in.c.F
-		if len(ps) != share {
+		if len(ps) != share || kb.avail[ps[0]] < r/perDevice*share {
+			// Counting settles it: fewer devices the root may take come
+			// before it than its rank needs (the workers after a failed
+			// node, in a full cluster): it needs no circuit.
 			continue
 		}
 		b := v.blockOf(ps[0])

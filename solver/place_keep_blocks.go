@@ -15,9 +15,14 @@ import (
 // in-block q) keeps its devices exactly when they are taken and
 // p'-o' = k*share-q: one comparison per block and value of k*share-q (one
 // value per block when the previous plan's workers there are one aligned
-// run, as solve writes them), whatever the previous plan's holes. The
-// numbers come from the methods below (count, offset, prefix), so another
-// encoding of the same blocks can give its own.
+// run, as solve writes them), whatever the previous plan's holes. A
+// worker with fewer positions the root may take before it than its rank
+// needs never stays (after a failed node, the later ranks of the
+// components that were on it): counting settles it, without a circuit.
+// moved is the old workers less the sum of the per-block stayed counts.
+// The numbers come from count (per block), offset (a method, so another
+// encoding of the same blocks can give its own) and one prefix chain per
+// root.
 
 // keepBlocks are a root's per-block numbers for keep, built once per root
 // and only as far as a previous worker needs them.

@@ -128,6 +128,8 @@ func keepCaseSpec(rnd *rand.Rand) (string, *model.Inventory) {
 			fmt.Fprintf(&b, "    %s: {gpus: %d, gpus_per_process: 2}\n", names[i], gpus)
 		case k == 2:
 			fmt.Fprintf(&b, "    %s: {gpus: %d, processes: %d}\n", names[i], gpus, gpus*(2+rnd.Intn(2)))
+		case k == 3:
+			fmt.Fprintf(&b, "    %s: {node_group: node, processes: %d}\n", names[i], 1+rnd.Intn(3*len(inv.Nodes)))
 		default:
 			fmt.Fprintf(&b, "    %s: {gpus: %d}\n", names[i], gpus)
 		}

@@ -128,52 +128,6 @@ func (in *instance) newChunks(d *rules.Demand, share, perDevice, old int) int {
 	return (old + perDevice - 1) / perDevice
 }
 
-// bestKeep is a largest set of workers (by rank) that can all stay, as
-// far as the devices available between them allow. Worker r holds share
-// k = r/perDevice: kept workers a < b either hold the same share (the
-// same devices) or leave at least share*(k_b-k_a-1) available devices
-// between them for the shares in between; share*k_b before the first, and
-// share*(n-1-k_b) after the last. It relaxes what the other components
-// take, so the set's size bounds what any placement keeps.
-func (v *demandVars) bestKeep(in *instance, pos [][]int, share, perDevice, n int) []int {
-	avail := v.availBefore(in)
-	between := func(from, to int) int { return avail[max(to, 0)] - avail[min(from+1, len(avail)-1)] }
-	follows := func(a, b int) bool {
-		ka, kb := a/perDevice, b/perDevice
-		if ka == kb {
-			return pos[a][0] == pos[b][0]
-		}
-		last := pos[a][len(pos[a])-1]
-		return last < pos[b][0] && between(last, pos[b][0]) >= share*(kb-ka-1)
-	}
-	best := make([]int, len(pos))
-	from := make([]int, len(pos))
-	top, topAt := 0, -1
-	for r := range pos {
-		best[r], from[r] = -1, -1
-		k := r / perDevice
-		if len(pos[r]) != share || k >= n || !v.available(in, pos[r]) {
-			continue
-		}
-		if avail[pos[r][0]] >= share*k {
-			best[r] = 1
-		}
-		for a := 0; a < r; a++ {
-			if best[a] > 0 && best[a]+1 > best[r] && follows(a, r) {
-				best[r], from[r] = best[a]+1, a
-			}
-		}
-		if best[r] > top && avail[len(avail)-1]-avail[pos[r][len(pos[r])-1]+1] >= share*(n-1-k) {
-			top, topAt = best[r], r
-		}
-	}
-	var kept []int
-	for r := topAt; r >= 0; r = from[r] {
-		kept = append(kept, r)
-	}
-	return kept
-}
-
 // previousOf finds a demand's workers in the previous plan by any of its
 // names.
 func previousOf(prev map[string][]Worker, names string) []Worker {

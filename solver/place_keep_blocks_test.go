@@ -189,9 +189,10 @@ func keepRandomPlan(rnd *rand.Rand, sp *rules.Space) (map[string][]Worker, bool)
 }
 
 // keepPlaceable says whether in has a placement at all: the random
-// assumptions are tried only where it does (on an unsatisfiable instance,
-// gini answered a call after two refuted ones with a model that breaks a
-// clause).
+// assumptions are tried only where it does: on an unsatisfiable formula
+// (three one-GPU components on two GPUs), gini v1.0.4 answers the call
+// after a refuted one with a model that breaks a clause, and exits the
+// process ("internal error in solve: sat model").
 func keepPlaceable(in *instance) bool {
 	in.flush()
 	return solveFor(in.g, 10*time.Second) == 1

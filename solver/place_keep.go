@@ -11,10 +11,10 @@ import (
 // keepPlan is the number of workers of the previous plan that move; a
 // lower bound on it; and, to try first, the workers that a best keep set
 // of each demand alone keeps. A worker stays when the new placement gives
-// its rank exactly its old node and devices: rank r holds the r-th share
-// of the devices in position order, so it stays when its old devices are
-// taken and exactly share*r devices come before them (counted per block:
-// place_keep_blocks.go).
+// its rank exactly its old node and devices: rank r holds share k =
+// r/perDevice of the devices in position order, so it stays when its old
+// devices are taken and exactly share*k devices come before them (counted
+// per block: place_keep_blocks.go).
 func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, assume []z.Lit, fits map[int]keepFit) {
 	fits = map[int]keepFit{}
 	blocks := map[*demandVars]*keepBlocks{}

@@ -16,11 +16,13 @@ const MaxInstance = 30_000_000
 // Per-device costs of the encoding, measured on bench/scale.sh's cases
 // (TestEstimateBoundsInstance keeps them honest): a device literal, its
 // block's popcount tree, run and unit gates (three clauses per gate); a
-// clause per pair of roots that may share a device; the rank counter and
-// equality of one kept worker, per bit of a count of devices.
+// clause per pair of roots that may share a device; keep's prefix sum,
+// offset and comparison per block and bit of a count of devices, and its
+// test and sum per worker (place_keep_blocks.go).
 const (
-	costPerDevice    = 100
-	costPerWorkerBit = 12
+	costPerDevice       = 100
+	costPerKeepBlockBit = 30
+	costPerKeepWorker   = 20
 )
 
 // SizeError is a space whose instance would exceed MaxInstance.
@@ -37,14 +39,16 @@ func (e *SizeError) Error() string {
 }
 
 // estimate is the size of newInstance(sp, explain) (with the keep
-// objective's counters for workers previous workers), from the blocks
-// alone: no literal is made.
+// objective's counters for workers previous workers: every root's blocks
+// counted, as any may hold one), from the blocks alone: no literal is
+// made.
 func estimate(sp *rules.Space, explain bool, workers int) (size, devices, pairs int) {
 	type where struct {
 		node int
 		typ  string
 	}
 	takers := map[where]int{}
+	blocks := 0
 	perNode := map[where]int{}
 	for i, d := range sp.Demands {
 		if sp.Root(i) != i || d.With >= 0 || d.WithPlaced >= 0 {
@@ -60,6 +64,7 @@ func estimate(sp *rules.Space, explain bool, workers int) (size, devices, pairs 
 				takers[key]++
 			}
 			seen[key] = true
+			blocks++
 			devices += b.Cap
 			perNode[key] = max(perNode[key], b.Local0+b.Cap)
 		}
@@ -79,7 +84,10 @@ func estimate(sp *rules.Space, explain bool, workers int) (size, devices, pairs 
 	if explain {
 		factsPerPair = 3 // own devices twice, and apart_from
 	}
-	size = costPerDevice*devices + factsPerPair*pairs + costPerWorkerBit*bits.Len(uint(devices))*workers
+	size = costPerDevice*devices + factsPerPair*pairs
+	if workers > 0 {
+		size += costPerKeepBlockBit*bits.Len(uint(devices))*blocks + costPerKeepWorker*workers
+	}
 	return size, devices, pairs
 }
 

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/internal/buildinfo"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
@@ -139,7 +140,7 @@ func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, quiet
 		enc.SetIndent("", "  ")
 		return enc.Encode(diag.CheckEnvelope(valid, all))
 	case "sarif":
-		return diag.SARIF(os.Stdout, all, version())
+		return diag.SARIF(os.Stdout, all, buildinfo.Short())
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/internal/buildinfo"
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -40,8 +41,8 @@ Exit codes: 0 ok (warnings allowed unless --strict), 1 invalid config,
 	}
 	// --version prints what `rlsolve version` prints (cobra adds the flag
 	// when Version is set; the template replaces its own wording).
-	root.Version = version()
-	root.SetVersionTemplate(strings.ReplaceAll(versionText(), "{{", "{{`{{`}}") + "\n")
+	root.Version = buildinfo.Short()
+	root.SetVersionTemplate(strings.ReplaceAll(buildinfo.Text(), "{{", "{{`{{`}}") + "\n")
 	root.PersistentFlags().Var((*colorFlag)(&colorMode), "color", "ANSI colours in messages: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
 	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions(diag.ColorModes, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return suggestFlag(c, err) })

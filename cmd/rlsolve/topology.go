@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/grammar"
@@ -17,9 +14,6 @@ import (
 )
 
 func init() { register(newTopology) }
-
-// slurmTimeout bounds each discovery (scontrol on a busy controller).
-const slurmTimeout = 60 * time.Second
 
 type topologyFlags struct {
 	nvml, slurm, allStates bool
@@ -164,90 +158,38 @@ func writeInventory(cmd *cobra.Command, inv *model.Inventory, output string, ran
 	return nil
 }
 
-func warn(cmd *cobra.Command, format string, args ...any) {
-	fmt.Fprintf(cmd.ErrOrStderr(), "rlsolve: warning: "+format+"\n", args...)
+// writeDiscovered prints what a discovery found to stdout.
+func writeDiscovered(cmd *cobra.Command, d *topology.Discovered, output string) error {
+	return writeInventory(cmd, d.Inventory, output, d.Ranked, d.Comments...)
 }
 
 func topologyNVML(cmd *cobra.Command, f *topologyFlags, lib topology.NVMLLibrary) error {
-	rank := f.rank
-	if rank < 0 {
-		r, err := topology.EnvNodeRank(os.LookupEnv, grammar.DefaultLimits.MaxClusterNodes)
-		if err != nil {
-			return usageErrorf("%v", err)
-		}
-		rank = r
-	}
-	host := f.hostname
-	if host == "" {
-		host, _ = os.Hostname()
-	}
-	ip := f.ip
-	if ip == "" {
-		ip = topology.LocalIPv4()
-	}
-	node, err := topology.DiscoverNVML(lib, topology.NVMLOptions{Hostname: host, IP: ip})
+	d, err := topology.DiscoverThisNode(lib, topology.NVMLRequest{Rank: f.rank, Hostname: f.hostname, IP: f.ip, LookupEnv: os.LookupEnv})
 	if err != nil {
-		if errors.Is(err, topology.ErrNoNVML) {
-			return usageErrorf("%v\n%s", err, topology.NoDriverHelp)
-		}
-		return usageErrorf("reading the GPUs through NVML: %v", err)
+		return usageErrorf("%v", err)
 	}
-	node.Rank = max(rank, 0)
-	inv := &model.Inventory{Nodes: []model.Node{*node}, Source: "NVML"}
-	comments := []string{fmt.Sprintf("rlsolve topology --nvml: %d GPU(s) on %s", node.AccelCount, orUnknown(host))}
-	if rank < 0 {
-		comments = append(comments, "No rank: give one with --rank N (or RLINF_NODE_RANK), or let 'rlsolve topology merge' order the nodes by IP.")
-	}
-	return writeInventory(cmd, inv, f.output, rank >= 0, comments...)
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "this node"
-	}
-	return s
+	return writeDiscovered(cmd, d, f.output)
 }
 
 func topologySlurm(cmd *cobra.Command, f *topologyFlags, run topology.Runner) error {
-	nodeList := os.Getenv("SLURM_JOB_NODELIST")
-	if nodeList == "" {
-		nodeList = os.Getenv("SLURM_NODELIST")
-	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), slurmTimeout)
-	defer cancel()
-	inv, warnings, err := topology.DiscoverSlurm(ctx, topology.SlurmOptions{Partition: f.partition, NodeList: nodeList, AllStates: f.allStates, Run: run})
+	opt := topology.SlurmOptions{Partition: f.partition, AllStates: f.allStates, Run: run}
+	d, warnings, err := topology.DiscoverAllocation(cmd.Context(), opt, os.Getenv)
 	for _, w := range warnings {
-		warn(cmd, "%s", w)
+		fmt.Fprintf(cmd.ErrOrStderr(), "rlsolve: warning: %s\n", w)
 	}
 	if err != nil {
 		return usageErrorf("topology --slurm: %v", err)
 	}
-	return writeInventory(cmd, inv, f.output, true,
-		fmt.Sprintf("rlsolve topology --slurm: %d node(s) of %s, ranks in host-list order", len(inv.Nodes), inv.Source),
-		"Host names are Slurm node names (what srun --nodelist takes).")
+	return writeDiscovered(cmd, d, f.output)
 }
 
 func topologyRay(cmd *cobra.Command, f *topologyFlags) error {
-	data, d := grammar.ReadFile(f.ray, grammar.DefaultLimits)
-	if d != nil {
-		return usageErrorf("topology --ray: %s", d.Summary)
-	}
-	inv, ds, err := topology.ImportRayWith(f.ray, data, topology.RayOptions{RLinfOrder: f.rlinfOrder})
-	src := diag.MapSources(map[string][]byte{f.ray: data})
-	diag.Text(cmd.ErrOrStderr(), ds, src, useColor())
+	d, ds, data, err := topology.ReadRayDump(f.ray, topology.RayOptions{RLinfOrder: f.rlinfOrder})
+	diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(map[string][]byte{f.ray: data}), useColor())
 	if err != nil {
-		var re *topology.RayError
-		if errors.As(err, &re) {
-			diag.Text(cmd.ErrOrStderr(), model.Diagnostics{{Severity: model.SeverityError, Summary: re.Msg, Primary: re.Span}}, src, useColor())
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("%s is not a usable Ray node list", f.ray)}
-		}
-		return usageErrorf("topology --ray: %v", err)
+		return usageErrorf("%v", err)
 	}
-	if inv == nil || ds.HasErrors() {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("%s: RLinf could not number these nodes either; fix RLINF_NODE_RANK and dump again", f.ray)}
-	}
-	return writeInventory(cmd, inv, f.output, true,
-		fmt.Sprintf("rlsolve topology --ray %s: %d alive node(s)", f.ray, len(inv.Nodes)))
+	return writeDiscovered(cmd, d, f.output)
 }
 
 func newTopologyMerge() *cobra.Command {
@@ -268,24 +210,16 @@ rank, host name or GPU UUID are errors that point at both files (exit 1).`,
 			if err := checkOutput(output, topologyOutputs, ""); err != nil {
 				return err
 			}
-			var inputs []topology.MergeInput
-			files := map[string][]byte{}
-			for _, file := range args {
-				data, d := grammar.ReadFile(file, grammar.DefaultLimits)
-				if d != nil {
-					diag.Text(cmd.ErrOrStderr(), model.Diagnostics{*d}, diag.MapSources(nil), useColor())
-					return &exitError{code: exitUsage}
-				}
-				inputs = append(inputs, topology.MergeInput{File: file, Data: data})
-				files[file] = data
+			d, ds, texts, bad := topology.MergeFiles(args)
+			if bad != nil {
+				diag.Text(cmd.ErrOrStderr(), model.Diagnostics{*bad}, diag.MapSources(nil), useColor())
+				return &exitError{code: exitUsage}
 			}
-			inv, ds := topology.Merge(inputs, grammar.DefaultLimits)
-			if inv == nil || ds.HasErrors() {
-				return report(ds, diag.MapSources(files), strings.Join(args, ", "), nil, exitInvalid)
+			if d == nil {
+				return report(ds, diag.MapSources(texts), strings.Join(args, ", "), nil, exitInvalid)
 			}
-			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(files), useColor())
-			return writeInventory(cmd, inv, output, true,
-				fmt.Sprintf("rlsolve topology merge: %d node(s) from %s", len(inv.Nodes), strings.Join(args, ", ")))
+			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(texts), useColor())
+			return writeDiscovered(cmd, d, output)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", topologyOutputs[0], outputHelp(topologyOutputs))

@@ -1,13 +1,9 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/model"
@@ -61,7 +57,7 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 // diffSide reads one plan of a diff: a plan document, or a config checked
 // and planned; name is how messages call it.
 func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.PlanRecords, error) {
-	if r, closeFile, _ := openPlanDocument(file); r != nil {
+	if r, closeFile, _ := render.OpenPlanDocument(file, os.Stdin); r != nil {
 		defer closeFile()
 		return readPlanRecords(r, name, in.sources())
 	}
@@ -89,32 +85,6 @@ func readPlanRecords(r io.Reader, name string, src diag.Sources) (*model.PlanRec
 		return nil, err
 	}
 	return doc.Records(), nil
-}
-
-// openPlanDocument opens file when it holds a plan document: "-"
-// (standard input), a file named *.json, or one whose text starts with '{'
-// or '[', as JSON does and RLinf's YAML configs do not; --diff and --from
-// decide alike, so that they read the same bad document the same way. It returns nil for anything else, a file
-// that cannot be opened included (with its error).
-func openPlanDocument(file string) (io.Reader, func(), error) {
-	if file == "-" {
-		return os.Stdin, func() {}, nil
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := bufio.NewReader(f)
-	if strings.EqualFold(filepath.Ext(file), ".json") {
-		return r, func() { f.Close() }, nil
-	}
-	head, _ := r.Peek(4096)
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	if len(head) == 0 || head[0] != '{' && head[0] != '[' {
-		f.Close()
-		return nil, nil, nil
-	}
-	return r, func() { f.Close() }, nil
 }
 
 // completeDiffArgs completes plan's arguments under --diff: two plans,

@@ -1,19 +1,14 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/internal/textedit"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
-	"github.com/rlsolve/rlsolve/solver"
 	"github.com/rlsolve/rlsolve/suggest"
 	"github.com/spf13/cobra"
 )
@@ -96,39 +91,22 @@ count, another node group) that solving again confirmed.`,
 	c.Flags().IntSliceVar(&f.without, "without-node", nil, "a node rank solve must not use (repeatable)")
 	c.Flags().BoolVar(&f.stats, "stats", false, "print the size of the SAT instance and the solver's calls and time on stderr")
 	completeFlagValues(c, solveOutputs...)
-	_ = c.RegisterFlagCompletionFunc("objective", cobra.FixedCompletions(objectiveNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("objective", cobra.FixedCompletions(pipeline.ObjectiveNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.MarkFlagFilename("from", "json")
 	return c
-}
-
-// objectiveCost is solve's fourth objective: the cost model (suggest's)
-// chooses the counts of `gpus: auto`, then the placement packs.
-const objectiveCost = "cost"
-
-func objectiveNames() []string {
-	var out []string
-	for _, o := range solver.Objectives {
-		out = append(out, string(o))
-	}
-	return append(out, objectiveCost)
 }
 
 // solveOptions checks solve's flags and reads the previous plan.
 func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, error) {
 	opt := pipeline.SolveOptions{Options: f.in.options(inv, ""), Without: f.without}
-	obj := solver.Objective(f.objective)
+	obj, cost, ok, err := pipeline.ParseObjective(f.objective, f.from != "")
 	switch {
-	case f.objective == "" && f.from != "":
-		obj = solver.ObjectiveKeep
-	case f.objective == "":
-		obj = solver.ObjectivePack
-	case f.objective == objectiveCost:
-		obj = solver.ObjectivePack
+	case !ok:
+		return opt, usageErrorf("--objective must be %s, not %q", orList(pipeline.ObjectiveNames()), f.objective)
+	case err != nil:
+		return opt, usageErrorf("%v", err)
+	case cost:
 		opt.CostModel = suggest.CostModel(suggest.Options{SolverBudget: f.in.budget})
-	case !slices.Contains(solver.Objectives, obj):
-		return opt, usageErrorf("--objective must be %s, not %q", orList(objectiveNames()), f.objective)
-	case obj == solver.ObjectiveKeep && f.from == "":
-		return opt, usageErrorf("--objective keep needs --from PLAN.json, the plan whose workers to keep")
 	}
 	opt.Objective = obj
 	for _, n := range f.without {
@@ -150,7 +128,7 @@ func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, 
 
 // previous reads --from: the plan whose workers keep stays close to.
 func (f *solveFlags) previous() (*model.PlanRecords, error) {
-	r, closeFile, err := openPlanDocument(f.from)
+	r, closeFile, err := render.OpenPlanDocument(f.from, os.Stdin)
 	if err != nil {
 		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--from: %v", err)}
 	}
@@ -196,10 +174,8 @@ func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
 		return usageErrorf("--write writes the config FILE: it cannot write standard input")
 	}
 	s := pipeline.SolveFile(file, opt)
-	if f.stats && s.Placement != nil {
-		st := s.Placement.Stats
-		fmt.Fprintf(os.Stderr, "solve: %d variables, %d clauses, %d solver calls, %v (objective %s, value %d)\n",
-			st.Vars, st.Clauses, st.Calls, st.Elapsed.Round(time.Microsecond), s.Placement.Objective, s.Placement.Value)
+	if f.stats {
+		fmt.Fprint(os.Stderr, s.StatsLine())
 	}
 	return f.report(s, prev)
 }
@@ -213,9 +189,7 @@ func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 	}
 	if s.Text == nil {
 		if f.output == "json" {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(diag.CheckEnvelope(false, s.Diagnostics)); err != nil {
+			if err := diag.WriteCheckEnvelope(os.Stdout, false, s.Diagnostics); err != nil {
 				return err
 			}
 			return exitFor([]*pipeline.Outcome{s.Outcome})
@@ -224,7 +198,7 @@ func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 	}
 	diag.Text(os.Stderr, s.Diagnostics, src, useColor())
 	if prev != nil && s.Verified.Result != nil {
-		if err := printMoves(prev, s, f.from); err != nil {
+		if err := s.WriteMoves(os.Stderr, prev, f.from); err != nil {
 			return err
 		}
 	}
@@ -237,53 +211,11 @@ func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 // writeResult prints the solved config, its placements or its plan, or
 // writes the config back.
 func (f *solveFlags) writeResult(s *pipeline.Solved) error {
-	switch {
-	case f.write:
-		if err := standaloneRefusal(s); err != nil {
-			return err
-		}
-		err := textedit.Replace(s.File, s.Sources[s.File], s.Text, textedit.WriteOptions{ForceReadOnly: f.forceReadOnly})
-		if err != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--write: %v", err)}
-		}
-		for _, p := range s.Placement.Placed {
-			fmt.Fprintf(os.Stderr, "%s: %s placed at %q\n", s.File, p.Name, p.Placement)
-		}
-		return nil
-	case f.output == "json":
-		return render.WriteSolveJSON(os.Stdout, s.Document())
-	case f.output == "plan":
-		return render.WriteJSON(os.Stdout, s.Verified.RenderInput(), true)
+	if !f.write {
+		return s.WriteResult(os.Stdout, f.output)
 	}
-	_, err := os.Stdout.Write(s.Text)
-	return err
-}
-
-// printMoves prints, on stderr, which workers of the previous plan moved.
-func printMoves(prev *model.PlanRecords, s *pipeline.Solved, from string) error {
-	doc, err := render.NewDocument(s.Verified.RenderInput())
-	if err != nil {
-		return err
+	if err := s.WriteBack(textedit.WriteOptions{ForceReadOnly: f.forceReadOnly}, os.Stderr); err != nil {
+		return &exitError{code: exitUsage, msg: err.Error()}
 	}
-	d := model.DiffPlans(prev, doc.Records())
-	return render.WriteDiffTable(os.Stderr, &d, from, s.File+" (solved)")
-}
-
-// standaloneRefusal refuses --write when the placements hold only with the
-// command-line overrides: the file would keep the values they replaced, and
-// the next check of it, without them, would fail.
-func standaloneRefusal(s *pipeline.Solved) error {
-	if s.Standalone == nil || !s.Standalone.Failed() {
-		return nil
-	}
-	first := ""
-	for _, d := range s.Standalone.Diagnostics {
-		if d.Severity == model.SeverityError {
-			first = fmt.Sprintf(" (%s: %s)", d.Code, d.Summary)
-			break
-		}
-	}
-	return &exitError{code: exitUsage, msg: fmt.Sprintf("--write: the placements depend on the overrides %s, which --write does not put into %s: "+
-		"check would refuse the written file without them%s; state the values in the file, or solve without --write and pass the overrides again",
-		strings.Join(s.NeedsOverrides, " "), s.File, first)}
+	return nil
 }

@@ -1,14 +1,12 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
+	"io"
 	"os"
-	"strings"
+	"slices"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/internal/buildinfo"
-	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -83,8 +81,8 @@ so that its links stay (docs/writes.md).`,
 			if err := checkOutput(output, checkOutputs, ""); err != nil {
 				return err
 			}
-			if err := in.stdinOnce(args); err != nil {
-				return err
+			if err := pipeline.StdinOnce(args, in.slime); err != nil {
+				return usageErrorf("%v", err)
 			}
 			if (fo.Shared || fo.Write.ForceReadOnly || fo.Diff) && !fix {
 				return usageErrorf("--fix-shared, --force-readonly and --diff go with --fix")
@@ -109,88 +107,26 @@ so that its links stay (docs/writes.md).`,
 	return c
 }
 
+// printCheck writes check's outcomes in the --output format.
 func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, quiet bool) error {
-	var all model.Diagnostics
-	for _, o := range outs {
-		all = append(all, o.Diagnostics...)
-	}
-	switch output {
-	case "text":
-		for _, o := range outs {
-			diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-			if !quiet || o.Failed() {
-				diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
-			}
-		}
-	case "short":
-		// On stdout, so `check *.yaml -o short | grep CODE` works; the
-		// total tells a clean run from no output at all.
-		var allowed []string
-		for _, o := range outs {
-			allowed = append(allowed, o.Allowed...)
-		}
-		diag.Short(os.Stdout, all)
-		diag.ShortTotal(os.Stdout, all, len(outs), allowed)
-	case "json":
-		valid := true
-		for _, o := range outs {
-			valid = valid && !o.Failed()
-		}
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(diag.CheckEnvelope(valid, all))
-	case "sarif":
-		return diag.SARIF(os.Stdout, all, buildinfo.Short())
-	}
-	return nil
+	return pipeline.WriteCheck(outs, src, pipeline.CheckOutput{Format: output, Quiet: quiet, Color: useColor(),
+		ToolVersion: buildinfo.Short(), Stdout: os.Stdout, Stderr: os.Stderr})
 }
 
-// expandDirs replaces each folder among the files by the configs in it
-// (pipeline.ConfigsIn), saying on stderr how many and which it skipped.
+// expandDirs replaces each folder among the files by the configs in it.
 func (in *inputFlags) expandDirs(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		if st, err := os.Stat(a); err != nil || !st.IsDir() {
-			out = append(out, a)
-			continue
-		}
-		configs, skipped, err := pipeline.ConfigsIn(a)
-		if err != nil {
-			return nil, &exitError{code: exitUsage, msg: err.Error()}
-		}
-		if len(configs) == 0 {
-			return nil, usageErrorf("%s holds no *.yaml or *.yml config to check", a)
-		}
-		if !in.quiet {
-			note := ""
-			if len(skipped) > 0 {
-				note = fmt.Sprintf("; %d inventory file(s) left out: %s", len(skipped), strings.Join(skipped, ", "))
-			}
-			fmt.Fprintf(os.Stderr, "%s: checking %d config(s), its *.yaml and *.yml by name%s\n", diag.Printable(a), len(configs), diag.Printable(note))
-		}
-		out = append(out, configs...)
+	var log io.Writer = os.Stderr
+	if in.quiet {
+		log = nil
+	}
+	out, err := pipeline.ExpandDirs(args, log)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
 	}
 	if len(out) > 0 {
 		in.first = out[0]
 	}
 	return out, nil
-}
-
-// stdinOnce refuses two inputs from standard input (FILE - and --slime @-).
-func (in *inputFlags) stdinOnce(files []string) error {
-	n := 0
-	for _, f := range files {
-		if f == "-" {
-			n++
-		}
-	}
-	if in.slime == "-" || in.slime == "@-" {
-		n++
-	}
-	if n > 1 {
-		return usageErrorf("standard input can be read once: give - as one FILE or as --slime @-, not both")
-	}
-	return nil
 }
 
 // checkAll checks every FILE (or the --slime flags alone), each read
@@ -201,28 +137,14 @@ func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources
 	if bad != nil {
 		return []*pipeline.Outcome{bad}, src
 	}
-	files := args
-	if len(files) == 0 {
-		files = []string{""}
-	}
-	var outs []*pipeline.Outcome
-	for _, f := range files {
-		o, _ := pipeline.Check(f, command, in.options(inv, source))
-		for name, text := range o.Sources {
-			src.Files[name] = text
-		}
-		outs = append(outs, o)
-	}
-	return outs, src
+	return pipeline.CheckAll(args, command, in.options(inv, source), src), src
 }
 
 // fixAll runs check --fix on every FILE: the fixes written (on stderr),
 // then the check of the files as they are now, in the chosen output.
 func (in *inputFlags) fixAll(args []string, output string, fo pipeline.FixOptions) error {
-	for _, f := range args {
-		if f == "-" {
-			return usageErrorf("--fix writes files: it cannot fix standard input")
-		}
+	if slices.Contains(args, "-") {
+		return usageErrorf("--fix writes files: it cannot fix standard input")
 	}
 	if len(args) == 0 {
 		return usageErrorf("--fix writes files: give the config FILE (a --slime string cannot be fixed in place)")
@@ -231,33 +153,16 @@ func (in *inputFlags) fixAll(args []string, output string, fo pipeline.FixOption
 	if bad != nil {
 		return reportOutcome(bad, in.sources())
 	}
-	var outs []*pipeline.Outcome
-	for _, f := range args {
-		rep, err := pipeline.FixFile(f, "", in.options(inv, ""), fo)
-		verb := "fixed"
-		if fo.Diff {
-			verb = "would fix"
-			fmt.Print(rep.Diff)
-		}
-		for _, a := range rep.Applied {
-			fmt.Fprintf(os.Stderr, "%s %s[%s] at %s: %s\n", verb, a.Diagnostic.Severity, a.Diagnostic.Code, a.Diagnostic.Primary, a.Fix.Message)
-		}
-		for _, s := range rep.Skipped {
-			fmt.Fprintf(os.Stderr, "not fixed: %s\n", s)
-		}
-		if err != nil {
-			return &exitError{code: exitUsage, msg: "--fix: " + err.Error()}
-		}
-		outs = append(outs, rep.Final)
+	outs, err := pipeline.FixAll(args, in.options(inv, ""), fo, os.Stdout, os.Stderr)
+	if err != nil {
+		return &exitError{code: exitUsage, msg: err.Error()}
 	}
 	if fo.Diff {
 		return exitFor(outs) // stdout holds the diff alone; the status is the files' as they are
 	}
 	src := in.sources()
 	for _, o := range outs {
-		for name, text := range o.Sources {
-			src.Files[name] = text
-		}
+		o.AddSources(src)
 	}
 	if err := printCheck(outs, src, output, in.quiet); err != nil {
 		return err

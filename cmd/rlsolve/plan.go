@@ -129,8 +129,8 @@ func runPlan(in *inputFlags, args []string, pa planArgs) error {
 	if err != nil {
 		return err
 	}
-	if err := in.stdinOnce(args); err != nil {
-		return err
+	if err := pipeline.StdinOnce(args, in.slime); err != nil {
+		return usageErrorf("%v", err)
 	}
 	file := ""
 	if len(args) > 0 {
@@ -156,9 +156,7 @@ func runPlan(in *inputFlags, args []string, pa planArgs) error {
 // planned prints a checked config's diagnostics and returns its plan, or
 // the error plan exits with when there is none.
 func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src diag.Sources, full bool) (*render.Input, error) {
-	for name, text := range o.Sources {
-		src.Files[name] = text
-	}
+	o.AddSources(src)
 	input := o.RenderInput()
 	if so != nil {
 		input = so.RenderInput()

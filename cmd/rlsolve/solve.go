@@ -184,9 +184,7 @@ func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
 // stdout (or in the file), the moves from --from's plan on stderr.
 func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 	src := f.in.sources()
-	for name, text := range s.Sources {
-		src.Files[name] = text
-	}
+	s.AddSources(src)
 	if s.Text == nil {
 		if f.output == "json" {
 			if err := diag.WriteCheckEnvelope(os.Stdout, false, s.Diagnostics); err != nil {

@@ -139,6 +139,15 @@ func (p *Plan) Names() []string {
 	return out
 }
 
+// ClassNames lists the placement classes' names, in Classes' order.
+func ClassNames() []string {
+	out := make([]string, len(Classes))
+	for i, k := range Classes {
+		out[i] = string(k.Class)
+	}
+	return out
+}
+
 // Classes lists the placement classes with the RLinf class each stands for.
 var Classes = []struct {
 	Class PlacementClass

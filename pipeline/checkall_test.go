@@ -109,3 +109,20 @@ func TestFixAll(t *testing.T) {
 		t.Errorf("fix: %v, out %q, log %q, %v", err, out.String(), log.String(), outs[0].Diagnostics)
 	}
 }
+
+// --slime's text is read once; a file that cannot be read is an I/O
+// failure (exit 2) located at its name.
+func TestReadSlimeCommandOnce(t *testing.T) {
+	text, _, bad := pipeline.ReadSlimeCommand("--actor-num-nodes 1", nil)
+	if bad != nil || text != "--actor-num-nodes 1" {
+		t.Errorf("flags: %q %v", text, bad)
+	}
+	text, _, bad = pipeline.ReadSlimeCommand("@-", strings.NewReader("--colocate"))
+	if bad != nil || !strings.Contains(text, "--colocate") {
+		t.Errorf("@-: %q %v", text, bad)
+	}
+	missing := filepath.Join(t.TempDir(), "none.sh")
+	if _, _, bad := pipeline.ReadSlimeCommand("@"+missing, nil); bad == nil || !bad.IOError || !bad.Failed() {
+		t.Errorf("a missing file: %+v", bad)
+	}
+}

@@ -126,3 +126,24 @@ func TestReadSlimeCommandOnce(t *testing.T) {
 		t.Errorf("a missing file: %+v", bad)
 	}
 }
+
+// plan counts a valid config's diagnostics in one line unless asked for
+// them in full, and shows nothing when quiet.
+func TestWritePlanDiagnostics(t *testing.T) {
+	file := filepath.Join("..", "examples", "single-node", "train.yaml")
+	o := pipeline.CheckFile(file, pipeline.Options{GPUsPerNode: -1})
+	if o.Failed() || len(o.Diagnostics) == 0 {
+		t.Fatalf("want a valid config with notes: %v", o.Diagnostics)
+	}
+	src := diag.MapSources(map[string][]byte{})
+	var full, counted, quiet bytes.Buffer
+	pipeline.WritePlanDiagnostics(&full, o, src, pipeline.PlanDiagnostics{Full: true})
+	pipeline.WritePlanDiagnostics(&counted, o, src, pipeline.PlanDiagnostics{})
+	pipeline.WritePlanDiagnostics(&quiet, o, src, pipeline.PlanDiagnostics{Quiet: true})
+	if !strings.Contains(full.String(), "note[") || quiet.Len() != 0 {
+		t.Errorf("full %q, quiet %q", full.String(), quiet.String())
+	}
+	if !strings.HasSuffix(counted.String(), "; `rlsolve check` shows them (or plan --diagnostics)\n") || strings.Contains(counted.String(), "note[") {
+		t.Errorf("counted %q", counted.String())
+	}
+}

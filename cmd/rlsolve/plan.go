@@ -1,14 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/rlsolve/rlsolve/diag"
 	rlexec "github.com/rlsolve/rlsolve/exec"
-	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
 	"github.com/spf13/cobra"
@@ -167,59 +164,25 @@ func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src
 		}
 		return nil, &exitError{code: exitInvalid}
 	}
-	planDiagnostics(o, src, full, in.quiet)
+	pipeline.WritePlanDiagnostics(os.Stderr, o, src, pipeline.PlanDiagnostics{Full: full, Quiet: in.quiet, Color: useColor()})
 	return input, nil
-}
-
-// planDiagnostics shows a valid config's warnings and notes: in full with
-// --diagnostics, else as one line that counts them, so that a user who
-// ran check first sees each once; a warning that the real layout may
-// differ from the plan is always shown in full.
-func planDiagnostics(o *pipeline.Outcome, src diag.Sources, full, quiet bool) {
-	switch {
-	case full:
-		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-	case quiet || len(o.Diagnostics) == 0:
-	default:
-		var shown model.Diagnostics
-		for _, d := range o.Diagnostics {
-			if model.ChangesLayout(d.Code) {
-				shown = append(shown, d)
-			}
-		}
-		if len(shown) > 0 {
-			diag.Text(os.Stderr, shown, src, useColor())
-		}
-		var b strings.Builder
-		diag.SummaryAllowed(&b, o.Diagnostics, o.File, o.Allowed)
-		fmt.Fprintf(os.Stderr, "%s; `rlsolve check` shows them (or plan --diagnostics)\n", strings.TrimSuffix(b.String(), "\n"))
-	}
 }
 
 // writePlan writes the plan in format; title heads a picture.
 func writePlan(w io.Writer, in *render.Input, format render.Format, title, component string, rank int) error {
-	switch format {
-	case render.FormatJSON:
-		return render.WriteJSON(w, in, true)
-	case render.FormatYAML:
-		return render.WriteYAML(w, in)
-	case render.FormatSVG:
-		return render.SVG(w, in, render.Options{Title: title})
-	case render.FormatHTML:
-		return render.HTML(w, in, render.Options{Title: title})
-	case render.FormatEnv:
-		cp := in.Plan.Component(component)
-		if cp == nil {
-			where := title
-			if where == "" {
-				where = "the --slime layout"
-			}
-			return usageErrorf("--component: %v", rlexec.UnknownComponent(in.Plan, component, where))
-		}
-		if rank < 0 || rank >= cp.Placements.Len() {
-			return usageErrorf("--rank must be between 0 and %d for %s", cp.Placements.Len()-1, component)
-		}
-		return render.WriteEnv(w, in, cp, rank)
+	if format != render.FormatEnv {
+		return render.Write(w, in, format, title)
 	}
-	return render.WriteTable(w, in)
+	cp := in.Plan.Component(component)
+	if cp == nil {
+		where := title
+		if where == "" {
+			where = "the --slime layout"
+		}
+		return usageErrorf("--component: %v", rlexec.UnknownComponent(in.Plan, component, where))
+	}
+	if rank < 0 || rank >= cp.Placements.Len() {
+		return usageErrorf("--rank must be between 0 and %d for %s", cp.Placements.Len()-1, component)
+	}
+	return render.WriteEnv(w, in, cp, rank)
 }

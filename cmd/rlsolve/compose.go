@@ -1,24 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 
-	"github.com/rlsolve/rlsolve/diag"
-	"github.com/rlsolve/rlsolve/grammar"
-	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
 )
 
 func init() { register(newCompose) }
-
-// composedDoc is what compose prints: the composed values and where each
-// came from.
-type composedDoc struct {
-	FormatVersion string                     `json:"format_version"`
-	Config        grammar.Ordered            `json:"config"`
-	Positions     map[string]*diag.JSONRange `json:"positions"`
-}
 
 func newCompose() *cobra.Command {
 	return &cobra.Command{
@@ -50,29 +39,14 @@ Python API traces an object Hydra composed back to its files.`,
 }
 
 func composeFile(file string, in *inputFlags) error {
-	var data []byte
-	var d *model.Diagnostic
-	if file == "-" {
-		file = grammar.StdinName
-		data, d = grammar.ReadFrom(file, os.Stdin, grammar.DefaultLimits)
-	} else {
-		data, d = grammar.ReadFile(file, grammar.DefaultLimits)
-	}
+	c := pipeline.Compose(file, os.Stdin, in.overrides)
 	src := in.sources()
-	if d != nil {
-		return report(model.Diagnostics{*d}, src, file, nil, exitUsage)
+	if c.ReadFailed {
+		return report(c.Diagnostics, src, c.File, nil, exitUsage)
 	}
-	src.Files[file] = data
-	c, ds := grammar.ComposeValues(file, data, grammar.ConfigOptions{Overrides: in.overrides})
-	if c == nil || ds.HasErrors() {
-		return report(ds, src, file, nil, exitInvalid)
+	src.Files[c.File] = c.Data
+	if c.Doc == nil {
+		return report(c.Diagnostics, src, c.File, nil, exitInvalid)
 	}
-	out := composedDoc{FormatVersion: diag.FormatVersion, Config: c.Config, Positions: map[string]*diag.JSONRange{}}
-	for _, p := range c.Paths {
-		out.Positions[p] = diag.Range(c.Spans[p])
-	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // <stdin> and <command line> as they are
-	return enc.Encode(out)
+	return c.Doc.WriteJSON(os.Stdout)
 }

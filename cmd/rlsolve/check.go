@@ -19,45 +19,10 @@ func newCheck() *cobra.Command {
 	var fix bool
 	var fo pipeline.FixOptions
 	c := &cobra.Command{
-		Use:   "check FILE... [KEY=VALUE...]",
-		Short: "Validate configs: every problem with file:line:col and a way out",
-		Long: `check runs every validation RLinf makes (including those RLinf only makes when
-it launches workers) and rlsolve's own (YAML 1.1 surprises, D1-D21 of the spec).
-Diagnostics go to stderr as code frames; --output json|sarif prints a document
-on stdout instead. FILE - reads the config from standard input.
-
-A config's Hydra defaults list is composed as RLinf's entry points compose it
-(config groups beside the file and in hydra.searchpath), then Hydra overrides
-after the files apply: key=value, +key=value (add), ++key=value (add or set),
-~key (delete), group=option. Values they set point at <command line>.
-
-What fails: errors always; warnings too with --strict. --allow CODE drops a
-warning or note, --deny CODE makes one an error; the same settings come from
-.rlsolve.yaml nearest the config, up to the repository's root (allow: [...],
-deny: [...], strict: true, inventory: FILE relative to it) and
-from the config's own comments (# rlsolve: allow RLS-W0105 -- why). The first
-of the command line, .rlsolve.yaml and the comments that names a code decides
-it; --strict denies the warnings none of them names. --quiet shows errors only.
-
---fix writes the first fix of each diagnostic into FILE, checks again, and
-repeats while fixes apply. A file is written only while it holds, byte for
-byte, what check read: if an editor, git or another rlsolve wrote it in
-between, --fix leaves it as it is and exits 2. A fix to a file the defaults
-list composes (a Hydra group file other configs may compose too) is listed
-with the file it would edit; --fix-shared writes it once every config under
-FILE's folder that composes that file gains no error from it. A written file
-keeps its owner, group, mode and extended attributes; a read-only file (no
-write bit) is refused unless --force-readonly. A file is replaced atomically
-(a temporary file beside it, renamed over it), except a file with hard links
-or in a folder rlsolve cannot create files in: that one is written in place,
-so that its links stay (docs/writes.md).`,
-		Example: `  rlsolve check train.yaml
-  rlsolve check train.yaml cluster.num_nodes=2 actor.model.tensor_model_parallel_size=4
-  rlsolve check train.yaml --inventory cluster.yaml --strict --allow RLS-W0105
-  rlsolve check configs/*.yaml --output short --quiet
-  rlsolve check train.yaml --fix
-  cat train.yaml | rlsolve check -
-  rlsolve check train.yaml --output sarif > rlsolve.sarif`,
+		Use:     "check FILE... [KEY=VALUE...]",
+		Short:   "Validate configs: every problem with file:line:col and a way out",
+		Long:    help("check"),
+		Example: help("check.example"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if in.slime != "" {
 				return nil // the --slime flags are the layout; FILE is optional

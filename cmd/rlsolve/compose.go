@@ -11,18 +11,10 @@ func init() { register(newCompose) }
 
 func newCompose() *cobra.Command {
 	return &cobra.Command{
-		Use:   "compose FILE [KEY=VALUE...]",
-		Short: "Print a config as rlsolve composes it (defaults list, overrides), with where each value came from",
-		Long: `compose composes FILE as check does (its Hydra defaults list, then the
-overrides after it) and prints one JSON document on stdout: "config", the
-values as Python holds them after OmegaConf.to_container(cfg, resolve=True),
-and "positions", the file, line and column of every key path (a.b[0].c).
-FILE - reads standard input. Composition errors are reported as check
-reports them (exit 1).
-
-It is how Hydra's own composition is compared with rlsolve's, and how the
-Python API traces an object Hydra composed back to its files.`,
-		Example: `  rlsolve compose examples/composed-defaults/train.yaml rollout.tensor_parallel_size=4`,
+		Use:     "compose FILE [KEY=VALUE...]",
+		Short:   "Print a config as rlsolve composes it (defaults list, overrides), with where each value came from",
+		Long:    help("compose"),
+		Example: help("compose.example"),
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var in inputFlags

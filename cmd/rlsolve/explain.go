@@ -11,12 +11,10 @@ func init() { register(newExplain) }
 
 func newExplain() *cobra.Command {
 	return &cobra.Command{
-		Use:   "explain [CODE]",
-		Short: "Explain a diagnostic code, with an example; without CODE, list all codes",
-		Example: `  rlsolve explain RLS-E0401
-  rlsolve explain e0106
-  rlsolve explain`,
-		Args: cobra.MaximumNArgs(1),
+		Use:     "explain [CODE]",
+		Short:   "Explain a diagnostic code, with an example; without CODE, list all codes",
+		Example: help("explain.example"),
+		Args:    cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				diag.WriteCodes(os.Stdout)

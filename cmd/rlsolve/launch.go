@@ -36,61 +36,11 @@ type launchFlags struct {
 func newLaunch() *cobra.Command {
 	var f launchFlags
 	c := &cobra.Command{
-		Use:   "launch FILE --run COMPONENT='program args'... | launch FILE --component NAME -- program args...",
-		Short: "Start the plan's workers: local processes, srun steps in a Slurm allocation, or Ray actors",
-		Long: `launch checks the config like check (and refuses what check rejects), then
-starts one process per worker of each component given a program, with the
-environment RLinf would give it (what 'plan --output env' prints) plus
-MASTER_PORT, a free port on rank 0's node chosen once per component.
-
-Programs and arguments are split on spaces with shell-like quoting ('...',
-"...", \) but never through a shell: no $VAR, ~, glob, pipe or redirection
-is interpreted. A program named python or python3 is replaced by the node
-group's python_interpreter_path when it sets one.
-
---backend local (default) runs the workers on this machine, each in its own
-process group: a plan spanning several nodes is refused unless
---oversubscribe (all here) or --node N (node N's share, as a per-node agent
-would; every node's agent gets the same --master-port). --backend slurm runs
-inside an allocation (salloc, sbatch, or --jobid): one srun step per
-component, each task placed on the node the plan says (the inventory's host
-names must be the Slurm node names), and the rlsolve binary and --log-dir
-must be visible on every node. --backend ray submits one Ray job to the
-dashboard at --ray-address: its driver checks the live nodes against the
-plan, pins one actor per worker to its node (as RLinf does) and runs the
-program as the actor's child; Ctrl-C stops the job, a second one kills at
-once, and --stop LAUNCH_ID ends a launch whose rlsolve died. With --slime
-FLAGS (a slime layout, as check and plan take it) the components are actor
-and rollout, placed on slime's sorted placement-group bundles (docs/ray.md).
-
-Output lines are prefixed with component/rank and written to the run's own
-log directory, LOG_DIR/LAUNCH_ID/component-rank.log (LOG_DIR/latest points
-at the newest run; LOG_DIR defaults to $XDG_STATE_HOME/rlsolve/logs, else
-~/.local/state/rlsolve/logs). SIGINT is forwarded to the workers, SIGTERM,
-SIGHUP and SIGQUIT as SIGTERM; a closed stdout only stops the echo. When a
-worker fails, the others get SIGTERM, then SIGKILL after --grace. Nothing
-the workers start outlives the run, even when launch itself is killed.
-
-Exit status: 0 when every worker exits 0; otherwise the status of the worker
-that failed first (128+N for signal N), or 128+N when signal N interrupted
-the launch. Launch's own failures have their own range: 121 invalid config,
-122 usage error, 123 could not start, 124 lost control of the run, 125
-internal error; a worker whose own status is in 120-125 makes launch exit
-120. --report FILE writes how every worker ended as JSON (a FILE that cannot
-be written is refused before anything starts; should launch be killed, the
-guardian that outlives it writes the report, outcome lost).
-
-A console that stops reading (| less, Ctrl-S) never holds the workers or
-their logs up: after two seconds without progress, lines are left out of the
-terminal (only), and the summary says how many.`,
-		Example: `  rlsolve launch train.yaml --run actor='python train_actor.py --lr 1e-4' --run rollout='python rollout.py'
-  rlsolve launch train.yaml --component actor -- torchrun_wrapper.sh --config cfg.yaml
-  rlsolve launch train.yaml --run '*=python worker.py' --log-dir logs --report launch.json
-  rlsolve launch train.yaml --run '*=python worker.py' --node 3 --master-port 29500
-  salloc -N4 --gres=gpu:8 rlsolve launch train.yaml --inventory cluster.yaml --backend slurm --run actor='python train.py'
-  rlsolve launch train.yaml --inventory ray://head:8265 --backend ray --ray-address http://head:8265 --run '*=python3 /shared/worker.py'
-  rlsolve launch --backend ray --ray-address http://head:8265 --stop 20261128-221516-a446686f`,
-		Args: cobra.ArbitraryArgs,
+		Use:     "launch FILE --run COMPONENT='program args'... | launch FILE --component NAME -- program args...",
+		Short:   "Start the plan's workers: local processes, srun steps in a Slurm allocation, or Ray actors",
+		Long:    help("launch"),
+		Example: help("launch.example"),
+		Args:    cobra.ArbitraryArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runLaunch(cmd, &f, args)
 		},

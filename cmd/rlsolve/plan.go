@@ -19,40 +19,10 @@ func newPlan() *cobra.Command {
 	var rank int
 	var full, diff bool
 	c := &cobra.Command{
-		Use:   "plan FILE [KEY=VALUE...] | --diff OLD NEW [KEY=VALUE...]",
-		Short: "Show where every worker lands: node, GPUs, ranks, environment",
-		Long: `plan expands a valid config into one record per worker, with RLinf's placement
-fields, the host and address the inventory knows, and the exact environment
-the worker gets. A table by default; --output json is a versioned document for
-scripts; --output env prints one worker's environment as shell lines that
-eval gives exactly what launch gives the worker (PATH-like variables are
-merged with the shell's, as launch merges them).
-
-plan checks the config as check does and stops with check's output when it
-fails. When it passes, plan only counts its warnings and notes (check shows
-them, so that check then plan shows each once); --diagnostics shows them in
-full here too.
-
---diff OLD NEW compares two plans and prints the workers (component/rank)
-that changed node, devices or environment (the variables' names), the ranks
-added or removed where a world size changed, and the components only one
-plan has; unchanged workers are counted per component. OLD and NEW are each
-a plan document written by --output json ("-" reads one from standard
-input) or a config, checked and planned as plan does with the same
---inventory, --gpus-per-node and KEY=VALUE overrides (a config that fails
-check exits 1 with check's diagnostics). --output json gives a versioned
-document: {format_version, old, new, components: {NAME: {old_world_size,
-new_world_size, added, removed, changed: [{rank, node, devices, env}],
-unchanged}}, components_added, components_removed, moved, changed, added,
-removed}; "moved" counts the workers that changed node or devices. A diff
-exits 0 whether or not anything changed: scripts read the JSON.`,
-		Example: `  rlsolve plan train.yaml
-  rlsolve plan train.yaml cluster.num_nodes=4 --gpus-per-node 8
-  rlsolve plan train.yaml --inventory cluster.yaml --output json | jq '.components.actor.placements[0]'
-  eval "$(rlsolve plan train.yaml --output env --component rollout --rank 3)"
-  rlsolve plan train.yaml --output json > plan.json
-  rlsolve plan --diff plan.json train.yaml cluster.num_nodes=3
-  rlsolve plan --diff old.yaml new.yaml --output json | jq .moved`,
+		Use:     "plan FILE [KEY=VALUE...] | --diff OLD NEW [KEY=VALUE...]",
+		Short:   "Show where every worker lands: node, GPUs, ranks, environment",
+		Long:    help("plan"),
+		Example: help("plan.example"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			files, err := in.files(args)
 			if err != nil {

@@ -31,53 +31,11 @@ type solveFlags struct {
 func newSolve() *cobra.Command {
 	f := &solveFlags{}
 	c := &cobra.Command{
-		Use:   "solve FILE [KEY=VALUE...]",
-		Short: "Place components from what they need: the solver chooses the devices",
-		Long: `solve reads a config whose components state what they need instead of where
-they go, chooses the devices with the SAT solver under the same rules check
-applies, and prints the config with each requirement replaced by the placement
-RLinf reads. Comments, key order and every other value stay byte for byte;
---write edits the file, if it still holds what solve read (else it is left
-as it is, exit 2), keeping its owner, group, mode and extended attributes;
-a read-only file is refused unless --force-readonly. It is replaced
-atomically, except a file with hard links or in a folder rlsolve cannot
-create files in, which is written in place (docs/writes.md). The result is
-checked the ordinary way before it is printed or written.
-
-Requirement keys (in component_placement, instead of a placement string):
-  gpus: N              devices: GPUs (robots, or nodes, for groups without GPUs);
-                       gpus: auto lets the cost model choose (--objective cost)
-  processes: N         processes (with gpus: several devices or several
-                       processes per device)
-  gpus_per_process: N  devices per process (default: the component's TP size
-                       where the placement class defines one, else 1); each
-                       process's devices are on one node
-  nodes: N             N whole nodes
-  node_group: LABEL    where (default: the whole cluster)
-  with: NAME           the same devices as component NAME (collocated)
-  apart_from: [NAMES]  devices disjoint from theirs
-Every component gets devices of its own unless 'with' says otherwise;
-placement strings and requirements mix freely in one file.
-
-Objectives (--objective): pack (default) uses the fewest nodes, then the
-lowest ranks, component by component: what a careful person writes; spread
-puts as few devices of one component on one node as it can; keep (with --from
-plan.json) moves the fewest workers of a previous plan, then packs as pack
-does, e.g. after a node failed (--without-node); cost gives the components that say 'gpus: auto' the
-counts of the layout RLinf's auto-placement cost model prices best (the model
-of 'rlsolve suggest', in the mode the requirements ask for: collocated when
-the rollout is 'with' the actor), then packs; --output json's value is then
-the modeled seconds per iteration.
-
-When nothing fits, solve exits 1 with the smallest set of requirements and
-cluster facts that cannot hold together, each located, and fixes (a smaller
-count, another node group) that solving again confirmed.`,
-		Example: `  rlsolve solve train.yaml --inventory cluster.yaml
-  rlsolve solve train.yaml --inventory cluster.yaml --write
-  rlsolve solve train.yaml --gpus-per-node 8 --objective spread --output json
-  rlsolve solve train.yaml --inventory cluster.yaml --output plan > plan.json
-  rlsolve solve train.yaml --inventory cluster.yaml --from plan.json --without-node 3`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "solve FILE [KEY=VALUE...]",
+		Short:   "Place components from what they need: the solver chooses the devices",
+		Long:    help("solve"),
+		Example: help("solve.example"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSolve(cmd, f, args)
 		},

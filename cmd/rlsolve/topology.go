@@ -28,46 +28,11 @@ type topologyFlags struct {
 func newTopology() *cobra.Command {
 	var f topologyFlags
 	c := &cobra.Command{
-		Use:   "topology (--nvml | --slurm | --ray URL|FILE)",
-		Short: "Discover an inventory: this node's GPUs (NVML), a Slurm allocation, or a Ray cluster (live or a dump)",
-		Long: `topology writes the inventory that check and plan read (--inventory FILE), so
-that nobody types their hardware by hand. Exactly one source:
-
-  --nvml        this node, through the NVIDIA driver: GPU count, model, memory,
-                and per GPU its UUID, PCI bus id, NUMA node and NVLink peers.
-                Run it on every node and combine the files with 'topology merge'.
-  --slurm       the nodes of the current allocation (SLURM_JOB_NODELIST) or of
-                --partition P: Slurm node names, addresses, CPUs and GPU gres, in
-                host-list order.
-  --ray URL     a live Ray cluster, by its dashboard (http://HEAD:8265, or
-                ray://HEAD:8265 for the same port): the alive nodes from the
-                State API, and from a short probe job on every node each
-                raylet's RLINF_NODE_RANK, NVML's GPU count and model, and its
-                Python (--no-probe: HTTP only). --wait-nodes N waits, polling
-                once a second as RLinf does, until N nodes are alive (at most
-                --timeout, then exit 2 naming who joined). A warning where
-                Ray's GPU resource differs from NVML's count: RLinf counts NVML.
-                The token: RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token.
-  --ray FILE    a dump of Ray's node list ('ray list nodes --detail --format
-                json', or json.dumps(ray.nodes())): alive nodes, IPs, GPUs, and
-                RLINF_NODE_RANK where the dump carries it.
-
-Nodes without an explicit rank are ordered by IPv4 address, numerically
-(decision D13), with a warning where RLinf would order them differently;
-with --ray, --rlinf-order numbers them as RLinf will instead (the head node
-first, then by accelerator type, IPs compared as strings).
-The inventory goes to stdout (YAML, or JSON with --output json); warnings
-to stderr. Exit 2 when the source cannot be read (no driver, a failing
-scontrol, a bad dump, an unreachable dashboard or a refused token).`,
-		Example: `  rlsolve topology --nvml --rank 0 > node0.yaml
-  rlsolve topology merge node*.yaml > cluster.yaml
-  rlsolve topology --slurm > cluster.yaml        # inside salloc/sbatch
-  rlsolve topology --slurm --partition gpu --output json
-  rlsolve topology --ray http://head:8265 --wait-nodes 4 --timeout 5m > cluster.yaml
-  rlsolve check train.yaml --inventory ray://head:8265     # the live cluster, read the same way
-  ray list nodes --detail --format json > nodes.json && rlsolve topology --ray nodes.json
-  rlsolve check train.yaml --inventory cluster.yaml`,
-		Args: cobra.NoArgs,
+		Use:     "topology (--nvml | --slurm | --ray URL|FILE)",
+		Short:   "Discover an inventory: this node's GPUs (NVML), a Slurm allocation, or a Ray cluster (live or a dump)",
+		Long:    help("topology"),
+		Example: help("topology.example"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(f.output, topologyOutputs, ""); err != nil {
 				return err
@@ -195,17 +160,11 @@ func topologyRay(cmd *cobra.Command, f *topologyFlags) error {
 func newTopologyMerge() *cobra.Command {
 	var output string
 	c := &cobra.Command{
-		Use:   "merge FILE...",
-		Short: "Combine per-node inventory files (from topology --nvml on each node) into one",
-		Long: `merge reads inventory files (typically one 'rlsolve topology --nvml' file per
-node) and writes one inventory with ranks 0..n-1. When every node carries a
-rank, those are used and must be unique and without gaps; when none does,
-nodes are ordered by IPv4 address (D13), with a warning where RLinf would
-order them differently; a mix is an error, as in RLinf. Two entries with one
-rank, host name or GPU UUID are errors that point at both files (exit 1).`,
-		Example: `  rlsolve topology merge node0.yaml node1.yaml > cluster.yaml
-  rlsolve topology merge nodes/*.yaml --output json`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "merge FILE...",
+		Short:   "Combine per-node inventory files (from topology --nvml on each node) into one",
+		Long:    help("topology-merge"),
+		Example: help("topology-merge.example"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output, topologyOutputs, ""); err != nil {
 				return err

@@ -18,11 +18,9 @@ func init() {
 
 func newVersion() *cobra.Command {
 	return &cobra.Command{
-		Use:   "version",
-		Short: "Print rlsolve's module version and the revision it was built from",
-		Long: `version prints the module path and version and, when the binary was built
-from a checkout, the VCS revision and its time (go install ./cmd/rlsolve and
-go build record them), then the Go version.`,
+		Use:     "version",
+		Short:   "Print rlsolve's module version and the revision it was built from",
+		Long:    help("version"),
 		Example: "  rlsolve version",
 		Args:    cobra.NoArgs,
 		Run: func(cmd *cobra.Command, args []string) {

@@ -1,11 +1,8 @@
 package main
 
 import (
-	"errors"
-	"io"
 	"os"
 
-	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
@@ -39,11 +36,8 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 	var plans [2]*model.PlanRecords
 	var names [2]string
 	for i, file := range files {
-		names[i] = file
-		if file == "-" {
-			names[i] = "<stdin>"
-		}
-		if plans[i], err = diffSide(in, file, names[i], in.options(inv, "")); err != nil {
+		names[i] = pipeline.PlanName(file)
+		if plans[i], err = diffSide(in, file, in.options(inv, "")); err != nil {
 			return err
 		}
 	}
@@ -55,11 +49,14 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 }
 
 // diffSide reads one plan of a diff: a plan document, or a config checked
-// and planned; name is how messages call it.
-func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.PlanRecords, error) {
-	if r, closeFile, _ := render.OpenPlanDocument(file, os.Stdin); r != nil {
-		defer closeFile()
-		return readPlanRecords(r, name, in.sources())
+// and planned.
+func diffSide(in *inputFlags, file string, opt pipeline.Options) (*model.PlanRecords, error) {
+	recs, isDoc, bad, err := pipeline.ReadPlanRecords(file, os.Stdin)
+	switch {
+	case bad != nil:
+		return nil, reportOutcome(bad, in.sources())
+	case isDoc:
+		return recs, err
 	}
 	o, so := pipeline.Check(file, "", opt)
 	input, err := planned(in, o, so, in.sources(), false)
@@ -67,20 +64,6 @@ func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.P
 		return nil, err
 	}
 	doc, err := render.NewDocument(input)
-	if err != nil {
-		return nil, err
-	}
-	return doc.Records(), nil
-}
-
-// readPlanRecords reads a plan document's workers. A document that
-// cannot be read is RLS-E0130, exit 1, whether --diff or --from reads it.
-func readPlanRecords(r io.Reader, name string, src diag.Sources) (*model.PlanRecords, error) {
-	doc, err := render.ReadPlanDocument(r, name)
-	var de *render.DocumentError
-	if errors.As(err, &de) {
-		return nil, report(model.Diagnostics{de.Diagnostic()}, src, name, nil, exitInvalid)
-	}
 	if err != nil {
 		return nil, err
 	}

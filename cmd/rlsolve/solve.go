@@ -8,7 +8,6 @@ import (
 	"github.com/rlsolve/rlsolve/internal/textedit"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
-	"github.com/rlsolve/rlsolve/render"
 	"github.com/rlsolve/rlsolve/suggest"
 	"github.com/spf13/cobra"
 )
@@ -86,19 +85,16 @@ func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, 
 
 // previous reads --from: the plan whose workers keep stays close to.
 func (f *solveFlags) previous() (*model.PlanRecords, error) {
-	r, closeFile, err := render.OpenPlanDocument(f.from, os.Stdin)
-	if err != nil {
+	recs, doc, bad, err := pipeline.ReadPlanRecords(f.from, os.Stdin)
+	switch {
+	case bad != nil:
+		return nil, reportOutcome(bad, f.in.sources())
+	case !doc && err != nil:
 		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--from: %v", err)}
-	}
-	if r == nil {
+	case !doc:
 		return nil, usageErrorf("--from %s is not a plan document (rlsolve plan --output json writes one)", f.from)
 	}
-	defer closeFile()
-	name := f.from
-	if name == "-" {
-		name = "<stdin>" // as --diff calls it
-	}
-	return readPlanRecords(r, name, f.in.sources())
+	return recs, err
 }
 
 func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {

@@ -44,3 +44,21 @@ func TestParseEnv(t *testing.T) {
 		t.Errorf("none: %v %v", env, err)
 	}
 }
+
+// ParseEnv never panics, and what it accepts round-trips: each NAME a
+// shell name, its VALUE everything after the first '='.
+func FuzzParseEnv(f *testing.F) {
+	for _, s := range []string{"A=1", "B_2=x=y", "=x", "A", "1A=x", "A=\x00"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		env, err := ParseEnv([]string{s})
+		if err != nil {
+			return
+		}
+		name, value, _ := strings.Cut(s, "=")
+		if len(env) != 1 || env[name] != value || !IsShellName(name) {
+			t.Errorf("%q: %v", s, env)
+		}
+	})
+}

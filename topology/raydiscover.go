@@ -37,6 +37,10 @@ type RayLive struct {
 	Facts map[string]RayFacts
 	// Version is the cluster's Ray.
 	Version string
+	// Swept are the finished probe jobs' records an earlier rlsolve left,
+	// deleted (SweepProbeRecords); SweepErr why the sweep stopped.
+	Swept    []string
+	SweepErr error
 }
 
 // DiscoverRay reads a live cluster's inventory: the Ray version (refusing
@@ -56,6 +60,8 @@ func DiscoverRay(ctx context.Context, opt RayLiveOptions) (*RayLive, error) {
 		return nil, err
 	}
 	live := &RayLive{Version: v.Ray}
+	// Before a probe of its own: what an rlsolve killed mid-probe left.
+	live.Swept, live.SweepErr = SweepProbeRecords(ctx, c, time.Now())
 	if opt.Probe {
 		if live.Facts, err = RunProbe(ctx, c, opt.Python); err != nil {
 			return nil, fmt.Errorf("the inventory probe on %s: %w (--no-probe skips it)", c.Address(), err)

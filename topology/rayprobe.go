@@ -103,9 +103,9 @@ func RunProbe(ctx context.Context, c *raycli.Client, python string) (map[string]
 	}
 	var b [6]byte
 	rand.Read(b[:])
-	id := "rlsolve-probe-" + hex.EncodeToString(b[:])
+	id := probePrefix + hex.EncodeToString(b[:])
 	_, err = c.SubmitJob(ctx, &raycli.JobSubmit{Entrypoint: raycli.Entrypoint(python, "probe.py"), SubmissionID: id,
-		RuntimeEnv: map[string]any{"working_dir": uri}, Metadata: map[string]string{"rlsolve": "inventory probe"}})
+		RuntimeEnv: map[string]any{"working_dir": uri}, Metadata: map[string]string{probeMetaKey: probeMetaValue}})
 	if err != nil {
 		return nil, err
 	}

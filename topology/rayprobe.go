@@ -58,16 +58,26 @@ func ParseProbe(log string) (map[string]RayFacts, error) {
 		return nil, fmt.Errorf("the probe reports %d nodes; rlsolve reads at most %d", len(out.Nodes), maxNodes)
 	}
 	for id, f := range out.Nodes {
-		if f.GPUs < 0 || f.GPUs > 1024 {
-			return nil, fmt.Errorf("the probe counts %d GPUs on node %s; expected 0 to 1024", f.GPUs, clip(id))
+		f, err := cleanFacts(id, f)
+		if err != nil {
+			return nil, err
 		}
-		if !modelName.MatchString(f.Model) {
-			f.Model = ""
-		}
-		f.Python, f.Error = clip(f.Python), clipLong(f.Error)
 		out.Nodes[id] = f
 	}
 	return out.Nodes, nil
+}
+
+// cleanFacts bounds what a probe said about node id (its own output, or
+// the cache's copy of it).
+func cleanFacts(id string, f RayFacts) (RayFacts, error) {
+	if f.GPUs < 0 || f.GPUs > 1024 {
+		return f, fmt.Errorf("the probe counts %d GPUs on node %s; expected 0 to 1024", f.GPUs, clip(id))
+	}
+	if !modelName.MatchString(f.Model) {
+		f.Model = ""
+	}
+	f.Python, f.Error = clip(f.Python), clipLong(f.Error)
+	return f, nil
 }
 
 func clipLong(s string) string {

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"errors"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -36,6 +37,9 @@ func TestRayLiveSweep(t *testing.T) {
 	}
 	before := probeIDs(ctx, t, c)
 	cmd := exec.Command(bin, "topology", "--ray", cl.Address)
+	// An empty cache: the facts kept from an earlier probe would spare it
+	// the probe this test kills.
+	cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}

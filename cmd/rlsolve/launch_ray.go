@@ -103,7 +103,7 @@ func (f *launchFlags) rayPreflight(file string, nodes []model.Node, at model.Spa
 // nodes, the probe, RLinf's order (topology's rules), and deletes what
 // probes killed earlier left.
 func (r *rayFlags) probed(ctx context.Context, c *raycli.Client, file string) (rlexec.RayCluster, error) {
-	live, err := topology.DiscoverRay(ctx, topology.RayLiveOptions{Client: c, Probe: true, Python: r.python, RLinfOrder: true})
+	live, err := topology.DiscoverRay(ctx, topology.RayLiveOptions{Client: c, Probe: true, Python: r.python, RLinfOrder: true, CacheDir: topology.ProbeCacheDir()})
 	if err != nil {
 		return rlexec.RayCluster{}, rayStartError(ctx, c, err)
 	}

@@ -74,7 +74,7 @@ func discoverRay(cmd *cobra.Command, address string, lf rayLiveFlags, rlinfOrder
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opt := topology.RayLiveOptions{Client: c, Probe: !lf.noProbe, WaitNodes: lf.waitNodes, RLinfOrder: rlinfOrder}
+	opt := topology.RayLiveOptions{Client: c, Probe: !lf.noProbe, WaitNodes: lf.waitNodes, RLinfOrder: rlinfOrder, CacheDir: topology.ProbeCacheDir()}
 	if lf.waitNodes > 0 {
 		opt.Timeout = lf.timeout
 		opt.Progress = func(alive []string, want int) {
@@ -130,6 +130,9 @@ func topologyRayLive(cmd *cobra.Command, f *topologyFlags) error {
 	}
 	inv := live.Inventory
 	comments := []string{fmt.Sprintf("rlsolve topology --ray %s: %d alive node(s), Ray %s", f.ray, len(inv.Nodes), live.Version)}
+	if live.Cached {
+		comments[0] += fmt.Sprintf(" (the probe's facts about these raylets kept from an earlier probe in %s)", topology.ProbeCacheDir())
+	}
 	byIP := map[string]topology.RayFacts{}
 	for _, fact := range live.Facts {
 		byIP[fact.IP] = fact

@@ -59,3 +59,22 @@ func TestProbeCache(t *testing.T) {
 		t.Error("a node id that is no file name was read")
 	}
 }
+
+// FuzzReadFacts: whatever is in a cache file, reading it does not panic,
+// and what it accepts is bounded as a probe's output is.
+func FuzzReadFacts(f *testing.F) {
+	f.Add([]byte(`{"rank": "1", "ip": "10.0.0.1", "nvml": "pynvml", "gpus": 8, "model": "NVIDIA H100 80GB HBM3", "python": "/v/bin/python"}`))
+	f.Add([]byte(`{"ip": "10.0.0.1", "gpus": -1}`))
+	f.Add([]byte(`{"ip": "x", "model": "\u0000\u001b[31m"}`))
+	f.Add([]byte(`[]`))
+	dir := f.TempDir()
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if err := os.WriteFile(filepath.Join(dir, "0a0a0a0a.json"), b, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		facts, ok := readFacts(dir, "0a0a0a0a")
+		if ok && (facts.IP == "" || facts.GPUs < 0 || facts.GPUs > 1024 || facts.Model != "" && !modelName.MatchString(facts.Model) || len(facts.Python) > 43) {
+			t.Errorf("accepted %+v from %q", facts, b)
+		}
+	})
+}

@@ -109,7 +109,8 @@ func (r *rayFlags) probed(ctx context.Context, c *raycli.Client, file string) (r
 	}
 	sweptNote(os.Stderr, "launch", live)
 	if live.Diagnostics.HasErrors() {
-		return rlexec.RayCluster{}, report(live.Diagnostics, diag.DiskSources(), file, nil, exitInvalid)
+		// Located at the cluster's address: no file to quote.
+		return rlexec.RayCluster{}, report(live.Diagnostics, diag.MapSources(nil), file, nil, exitInvalid)
 	}
 	return rlexec.RayClusterOf(c.Address(), live), nil
 }

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"time"
 )
 
 // The probe's facts are kept on this machine per Ray node id, so that a
@@ -73,6 +74,7 @@ func storeFacts(dir string, facts map[string]RayFacts) {
 	if dir == "" || os.MkdirAll(dir, 0o700) != nil {
 		return
 	}
+	pruneFacts(dir, time.Now().Add(-cacheKeep))
 	for id, f := range facts {
 		if !nodeIDPattern.MatchString(id) || f.Error != "" && f.NVML == "" || f.IP == "" {
 			continue
@@ -89,6 +91,24 @@ func storeFacts(dir string, facts map[string]RayFacts) {
 		_, werr := tmp.Write(b)
 		if cerr := tmp.Close(); werr != nil || cerr != nil || os.Rename(tmp.Name(), filepath.Join(dir, id+".json")) != nil {
 			os.Remove(tmp.Name())
+		}
+	}
+}
+
+// cacheKeep is how long a node's facts are kept unread: the directory
+// holds one file per raylet ever probed, and raylets come and go.
+const cacheKeep = 30 * 24 * time.Hour
+
+// pruneFacts removes the files last written before cutoff (a file read is
+// not rewritten: a node in use for longer is probed again, once).
+func pruneFacts(dir string, cutoff time.Time) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		if info, err := e.Info(); err == nil && info.Mode().IsRegular() && info.ModTime().Before(cutoff) {
+			os.Remove(filepath.Join(dir, e.Name()))
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/rlsolve/rlsolve/internal/raycli"
 )
@@ -55,7 +56,15 @@ func TestProbeCache(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "1b1b1b1b.json")); err == nil {
 		t.Error("a node that did not answer was cached")
 	}
-	if _, ok := cachedFacts(dir, []string{"0a0a0a0a", "../../etc/passwd"}); ok {
+	old := time.Now().Add(-cacheKeep - time.Hour)
+	if err := os.Chtimes(filepath.Join(dir, "0a0a0a0a.json"), old, old); err != nil {
+		t.Fatal(err)
+	}
+	storeFacts(dir, map[string]RayFacts{"5f5f5f5f": {IP: "10.77.0.13"}})
+	if _, err := os.Stat(filepath.Join(dir, "0a0a0a0a.json")); err == nil {
+		t.Error("a file older than the cache keeps them was not removed")
+	}
+	if _, ok := cachedFacts(dir, []string{"5f5f5f5f", "../../etc/passwd"}); ok {
 		t.Error("a node id that is no file name was read")
 	}
 }

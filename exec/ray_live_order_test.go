@@ -15,7 +15,8 @@ import (
 // RLINF_NODE_RANK order. A plan whose inventory lists them in string or
 // numeric order is refused before anything is submitted, at the node where
 // it differs from RLinf's order; the rank order (topology --ray's, which
-// TestRayLiveEnv launches) is the one accepted.
+// TestRayLiveEnv launches) is the one accepted. One of the two runs the
+// preflight's probe job, the other reads the facts topology --ray kept.
 func TestRayLiveOrder(t *testing.T) {
 	l := rayLive(t)
 	if len(l.ips) < 2 {
@@ -46,7 +47,12 @@ func TestRayLiveOrder(t *testing.T) {
 					args[i] = file
 				}
 			}
-			out, err := osexec.Command(l.bin, args...).CombinedOutput()
+			cmd := osexec.Command(l.bin, args...)
+			if name == "numeric" {
+				// No facts kept: this one's preflight runs the probe job.
+				cmd.Env = append(os.Environ(), "XDG_CACHE_HOME="+t.TempDir())
+			}
+			out, err := cmd.CombinedOutput()
 			first := 0 // where the inventory first differs from RLinf's order
 			for ips[first] == l.ips[first] {
 				first++

@@ -1,10 +1,6 @@
 package solver
 
-import (
-	"slices"
-
-	"github.com/go-air/gini/z"
-)
+import "github.com/go-air/gini/z"
 
 // status is a SAT call's answer.
 type status int
@@ -78,6 +74,10 @@ func (o *optimizer) evalBest() []bool {
 		if v == nil {
 			continue
 		}
+		if in := o.in; in.enc == byNode {
+			v.setSteps(vs, o.best[i])
+			continue
+		}
 		p := 0
 		for _, ls := range v.lit {
 			for _, m := range ls {
@@ -116,7 +116,11 @@ func (o *optimizer) optimize(res *Placement) error {
 		res.Value = o.keep()
 		o.pack()
 	}
-	if !o.guessed {
+	switch {
+	case o.guessed:
+	case o.in.enc == byNode:
+		o.lowestBlocks()
+	default:
 		o.lowest()
 	}
 	res.Optimal = o.optimal
@@ -130,7 +134,10 @@ func (o *optimizer) optimize(res *Placement) error {
 // best placement's (hi), and fixes it.
 func (o *optimizer) minimize(x []z.Lit, lo, hi int) int {
 	c := o.in.c
-	o.in.flush(x...)
+	if lo < hi {
+		// Only a call reads x: the first-fit guess often meets lo.
+		o.in.flush(x...)
+	}
 	hi = o.tighten(lo, hi, func(mid int) z.Lit { return leq(c, x, mid) }, func() int { return o.valueOf(x) })
 	o.fixed = append(o.fixed, leq(c, x, hi))
 	return hi
@@ -231,8 +238,8 @@ func (in *instance) spreadBound() int {
 			continue
 		}
 		blocks := 0
-		for b, ls := range v.lit {
-			if v.inGroup[b] && slices.ContainsFunc(ls, func(m z.Lit) bool { return m != in.c.F }) {
+		for b := range v.blocks {
+			if v.inGroup[b] && v.anyOpen(in, b) {
 				blocks++
 			}
 		}

@@ -23,6 +23,16 @@ const (
 	costPerWorkerBit = 12
 )
 
+// The node encoding's costs, measured the same way: a unit literal, its
+// order clause and its share of the count circuit; a root's block (its
+// count's bits, their share of the total's adder tree, the range's
+// ladder); a root on a block others share (the sum's adders).
+const (
+	costPerStep   = 20
+	costPerBlock  = 60
+	costPerSharer = 120
+)
+
 // SizeError is a space whose instance would exceed MaxInstance.
 type SizeError struct {
 	Estimate, Limit int
@@ -36,10 +46,15 @@ func (e *SizeError) Error() string {
 		e.Estimate, e.Devices, e.Pairs, e.Limit)
 }
 
-// estimate is the size of newInstance(sp, explain) (with the keep
+// estimate is the size of newInstanceBy(sp, explain, enc) (with the keep
 // objective's counters for workers previous workers), from the blocks
-// alone: no literal is made.
-func estimate(sp *rules.Space, explain bool, workers int) (size, devices, pairs int) {
+// alone: no literal is made. For the node encoding, devices counts the
+// unit choices.
+func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, devices, pairs int) {
+	if enc == byNode {
+		size, devices = estimateNodes(sp)
+		return size, devices, 0
+	}
 	type where struct {
 		node int
 		typ  string
@@ -83,13 +98,47 @@ func estimate(sp *rules.Space, explain bool, workers int) (size, devices, pairs 
 	return size, devices, pairs
 }
 
-// checkSize refuses a space whose instance would exceed MaxInstance.
-func checkSize(sp *rules.Space, explain bool, prev map[string][]Worker) error {
+// estimateNodes is the size of the node encoding's instance: per root
+// and block it may take, the unit literals and their count circuit; per
+// block several typed roots share, their sum and its bound.
+func estimateNodes(sp *rules.Space) (size, steps int) {
+	sharers := map[blockKey]int{}
+	probe := &instance{sp: sp}
+	for i, d := range sp.Demands {
+		if !ownsDevices(sp, i) {
+			continue
+		}
+		v := &demandVars{d: d, idx: i}
+		v.unit, _, _ = probe.want(i, v, all)
+		for _, b := range d.Blocks {
+			if !blockOpen(sp, i, b) {
+				continue
+			}
+			v.blocks = append(v.blocks, b)
+			k := b.Cap / v.step(len(v.blocks)-1)
+			steps += k
+			size += costPerStep*k + costPerBlock
+			if b.Type != "" {
+				sharers[blockKey{b.Node, b.Type}]++
+			}
+		}
+	}
+	for _, m := range sharers {
+		if m > 1 {
+			size += costPerSharer * m
+		}
+	}
+	return size, steps
+}
+
+// checkSize refuses a space whose instance in the encoding enc would
+// exceed MaxInstance.
+func checkSize(sp *rules.Space, enc encoding, explain bool, prev map[string][]Worker) error {
 	workers := 0
 	for _, ws := range prev {
 		workers += len(ws)
 	}
-	size, devices, pairs := estimate(sp, explain, workers)
+	size, devices, pairs := estimate(sp, enc, explain, workers)
 	if size > MaxInstance {
 		return &SizeError{Estimate: size, Limit: MaxInstance, Devices: devices, Pairs: pairs}
 	}

@@ -59,7 +59,7 @@ func TestEstimateBoundsInstance(t *testing.T) {
 		for _, ws := range c.opt.Previous {
 			workers += len(ws)
 		}
-		est, _, _ := estimate(c.sp, false, workers)
+		est, _, _ := estimate(c.sp, encodingFor(c.sp, false, c.opt.Objective), false, workers)
 		res, err := Place(c.sp, c.opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -77,9 +77,11 @@ func TestEstimateBoundsInstance(t *testing.T) {
 
 // TestPlaceRefusesOverSize: fifty components that may each take any GPU
 // of 1,024 nodes are refused by the estimate, before the instance exists;
-// twelve are not.
+// twelve are not. The node encoding's instance of the fifty is under the
+// limit: solve places them.
 func TestPlaceRefusesOverSize(t *testing.T) {
-	_, err := Place(plainSpace(t, 1024, 50, 128), PlaceOptions{})
+	fifty := plainSpace(t, 1024, 50, 128)
+	err := checkSize(fifty, byDevice, false, nil)
 	var big *SizeError
 	if !errors.As(err, &big) {
 		t.Fatalf("50 components on 1,024 nodes: err %v, want a *SizeError", err)
@@ -87,8 +89,14 @@ func TestPlaceRefusesOverSize(t *testing.T) {
 	if big.Estimate <= big.Limit || big.Devices != 50*8192 || big.Pairs != 50*49/2*8192 {
 		t.Errorf("50 components: %+v: want 409,600 device choices, 10,035,200 shared, over the limit", big)
 	}
-	if size, _, _ := estimate(plainSpace(t, 1024, 12, 512), false, 0); size > MaxInstance {
+	if size, _, _ := estimate(plainSpace(t, 1024, 12, 512), byDevice, false, 0); size > MaxInstance {
 		t.Errorf("12 components on 1,024 nodes: estimate %d, over the limit %d", size, MaxInstance)
+	}
+	if enc := encodingFor(fifty, false, ObjectivePack); enc != byNode {
+		t.Fatalf("50 components: encoding %v, want node", enc)
+	}
+	if size, _, _ := estimate(fifty, byNode, false, 0); size > MaxInstance {
+		t.Errorf("50 components, node encoding: estimate %d, over the limit %d", size, MaxInstance)
 	}
 }
 

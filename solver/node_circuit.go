@@ -1,0 +1,173 @@
+package solver
+
+import "github.com/go-air/gini/z"
+
+// Numbers of the node encoding that only clauses read (a root's total,
+// the devices on a node), written as clauses rather than logic.C gates:
+// a full adder is two variables and fourteen clauses where its gates take
+// nine variables and twenty-seven clauses, and the totals are most of the
+// instance. The solver's model gives their values; the circuit's Eval
+// does not (they are inputs to it).
+
+// symmetric is a fresh literal equal to f of how many of ins are true
+// (constant-false inputs dropped), as one clause per assignment of ins.
+func (in *instance) symmetric(ins []z.Lit, f func(n int) bool) z.Lit {
+	live := ins[:0:0]
+	for _, m := range ins {
+		if m != in.c.F {
+			live = append(live, m)
+		}
+	}
+	switch {
+	case !f(0) && !slicesAny(len(live), f):
+		return in.c.F
+	case len(live) == 1 && !f(0) && f(1):
+		return live[0]
+	}
+	out := in.c.Lit()
+	for a := 0; a < 1<<len(live); a++ {
+		cl := make([]z.Lit, 0, len(live)+1)
+		n := 0
+		for k, m := range live {
+			if a>>k&1 == 1 {
+				cl, n = append(cl, m.Not()), n+1
+			} else {
+				cl = append(cl, m)
+			}
+		}
+		if f(n) {
+			cl = append(cl, out)
+		} else {
+			cl = append(cl, out.Not())
+		}
+		in.clause(cl...)
+	}
+	return out
+}
+
+// slicesAny says whether f holds for some count 1..k.
+func slicesAny(k int, f func(n int) bool) bool {
+	for n := 1; n <= k; n++ {
+		if f(n) {
+			return true
+		}
+	}
+	return false
+}
+
+func odd(n int) bool       { return n%2 == 1 }
+func twoOrMore(n int) bool { return n >= 2 }
+
+// cnfAdd is the ripple-carry sum of two numbers, in clauses.
+func (in *instance) cnfAdd(a, b []z.Lit) []z.Lit {
+	if len(a) < len(b) {
+		a, b = b, a
+	}
+	out := make([]z.Lit, 0, len(a)+1)
+	carry := in.c.F
+	for i, x := range a {
+		y := in.c.F
+		if i < len(b) {
+			y = b[i]
+		}
+		ins := []z.Lit{x, y, carry}
+		out = append(out, in.symmetric(ins, odd))
+		carry = in.symmetric(ins, twoOrMore)
+	}
+	if carry != in.c.F {
+		out = append(out, carry)
+	}
+	return out
+}
+
+// cnfSum adds numbers pairwise, as a balanced tree, in clauses.
+func (in *instance) cnfSum(nums [][]z.Lit) []z.Lit {
+	if len(nums) == 0 {
+		return nil
+	}
+	for len(nums) > 1 {
+		next := make([][]z.Lit, 0, (len(nums)+1)/2)
+		for i := 0; i+1 < len(nums); i += 2 {
+			next = append(next, in.cnfAdd(nums[i], nums[i+1]))
+		}
+		if len(nums)%2 == 1 {
+			next = append(next, nums[len(nums)-1])
+		}
+		nums = next
+	}
+	return nums[0]
+}
+
+// weighted is an ordered unary number: at[k] is true when the number is
+// at least value[k].
+type weighted struct {
+	value []int
+	at    []z.Lit
+}
+
+// unitsOn is root v's devices on block b as a weighted unary number.
+func (v *demandVars) unitsOn(b int) weighted {
+	var w weighted
+	for j, x := range v.units[b] {
+		w.value, w.at = append(w.value, (j+1)*v.step(b)), append(w.at, x)
+	}
+	return w
+}
+
+// atMost keeps the sum of weighted unary numbers at most limit: a
+// totalizer whose merges only imply upwards (a sum at least a+b when its
+// parts are at least a and b), which is all an upper bound needs; the
+// last merge is the bound itself, a clause per value of the sum so far.
+func (in *instance) atMost(nums []weighted, limit int) {
+	acc := nums[0]
+	for _, w := range nums[1 : len(nums)-1] {
+		acc = in.merge(acc, w, limit+1)
+	}
+	last := nums[len(nums)-1]
+	for _, w := range []weighted{acc, last} {
+		for k, v := range w.value {
+			if v > limit {
+				in.clause(w.at[k].Not())
+			}
+		}
+	}
+	for i, a := range acc.value {
+		// last is ordered: its least value over the limit with a says all.
+		for j, b := range last.value {
+			if a <= limit && b <= limit && a+b > limit {
+				in.clause(acc.at[i].Not(), last.at[j].Not())
+				break
+			}
+		}
+	}
+}
+
+// merge is a weighted unary number at least a+b (capped at top).
+func (in *instance) merge(a, b weighted, top int) weighted {
+	byValue := map[int]z.Lit{}
+	var out weighted
+	lit := func(v int) z.Lit {
+		v = min(v, top)
+		m, ok := byValue[v]
+		if !ok {
+			m = in.c.Lit()
+			byValue[v] = m
+			out.value, out.at = append(out.value, v), append(out.at, m)
+		}
+		return m
+	}
+	for i := -1; i < len(a.at); i++ {
+		for j := -1; j < len(b.at); j++ {
+			switch {
+			case i < 0 && j < 0:
+			case i < 0:
+				in.clause(b.at[j].Not(), lit(b.value[j]))
+			case j < 0:
+				in.clause(a.at[i].Not(), lit(a.value[i]))
+			default:
+				in.clause(a.at[i].Not(), b.at[j].Not(), lit(a.value[i]+b.value[j]))
+			}
+		}
+	}
+	return out
+}

@@ -45,6 +45,9 @@ type PlaceOptions struct {
 	Budget, Step time.Duration
 	// MaxConflicts bounds the independent conflicts explained (20).
 	MaxConflicts int
+	// DeviceEncoding places with one literal per device even where the
+	// node-level encoding applies: tests compare the two.
+	DeviceEncoding bool
 }
 
 func (o *PlaceOptions) defaults() {
@@ -127,6 +130,9 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	}
 	deadline := cpuDeadlineIn(opt.Budget)
 	enc := encodingFor(sp, false, opt.Objective)
+	if opt.DeviceEncoding {
+		enc = byDevice
+	}
 	if err := checkSize(sp, enc, false, opt.Previous); err != nil {
 		return nil, err
 	}

@@ -1,6 +1,10 @@
 package solver
 
-import "github.com/go-air/gini/z"
+import (
+	"slices"
+
+	"github.com/go-air/gini/z"
+)
 
 // Numbers of the node encoding that only clauses read (a root's total,
 // the devices on a node), written as clauses rather than logic.C gates:
@@ -25,8 +29,17 @@ func (in *instance) symmetric(ins []z.Lit, f func(n int) bool) z.Lit {
 		return live[0]
 	}
 	out := in.c.Lit()
+	if slices.Contains(live, in.c.T) {
+		live = append(live, in.c.F) // not raw: clause drops what T satisfies
+	}
+	raw := !slices.Contains(live, in.c.F)
+	if raw {
+		// The gates under the inputs reach gini once, not per clause.
+		in.pending = append(in.pending, live...)
+	}
+	cl := make([]z.Lit, 0, len(live)+1)
 	for a := 0; a < 1<<len(live); a++ {
-		cl := make([]z.Lit, 0, len(live)+1)
+		cl = cl[:0]
 		n := 0
 		for k, m := range live {
 			if a>>k&1 == 1 {
@@ -40,9 +53,23 @@ func (in *instance) symmetric(ins []z.Lit, f func(n int) bool) z.Lit {
 		} else {
 			cl = append(cl, out.Not())
 		}
-		in.clause(cl...)
+		if raw {
+			in.rawClause(cl)
+		} else {
+			in.clause(cl...)
+		}
 	}
 	return out
+}
+
+// rawClause adds a clause of no constant literal whose gates are already
+// pending.
+func (in *instance) rawClause(ms []z.Lit) {
+	for _, m := range ms {
+		in.g.Add(m)
+	}
+	in.g.Add(0)
+	in.clauses++
 }
 
 // slicesAny says whether f holds for some count 1..k.

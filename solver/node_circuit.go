@@ -1,6 +1,7 @@
 package solver
 
 import (
+	"math/bits"
 	"slices"
 
 	"github.com/go-air/gini/z"
@@ -23,7 +24,7 @@ func (in *instance) symmetric(ins []z.Lit, f func(n int) bool) z.Lit {
 		}
 	}
 	switch {
-	case !f(0) && !slicesAny(len(live), f):
+	case !f(0) && !holdsFor(len(live), f):
 		return in.c.F
 	case len(live) == 1 && !f(0) && f(1):
 		return live[0]
@@ -72,8 +73,8 @@ func (in *instance) rawClause(ms []z.Lit) {
 	in.clauses++
 }
 
-// slicesAny says whether f holds for some count 1..k.
-func slicesAny(k int, f func(n int) bool) bool {
+// holdsFor says whether f holds for some count 1..k.
+func holdsFor(k int, f func(n int) bool) bool {
 	for n := 1; n <= k; n++ {
 		if f(n) {
 			return true
@@ -123,6 +124,46 @@ func (in *instance) cnfSum(nums [][]z.Lit) []z.Lit {
 		nums = next
 	}
 	return nums[0]
+}
+
+// binaryOf is the binary number of devices ordered unit literals stand
+// for (step devices each), in clauses: per bit, one clause per run of
+// counts that give the bit one value (ordered literals say the count is
+// in j..e with xs[j-1] and not xs[e]).
+func (in *instance) binaryOf(xs []z.Lit, step int) []z.Lit {
+	n := len(xs)
+	atLeast := func(j int) z.Lit {
+		switch {
+		case j == 0:
+			return in.c.T
+		case j > n:
+			return in.c.F
+		}
+		return xs[j-1]
+	}
+	out := make([]z.Lit, bits.Len(uint(n*step)))
+	for k := range out {
+		bit := func(j int) bool { return (j*step)>>k&1 == 1 }
+		out[k] = in.c.F
+		if !holdsFor(n, bit) {
+			continue
+		}
+		m := in.c.Lit()
+		for j := 0; j <= n; {
+			e := j
+			for e < n && bit(e+1) == bit(j) {
+				e++
+			}
+			val := m
+			if !bit(j) {
+				val = m.Not()
+			}
+			in.clause(atLeast(j).Not(), atLeast(e+1), val)
+			j = e + 1
+		}
+		out[k] = m
+	}
+	return out
 }
 
 // weighted is an ordered unary number: at[k] is true when the number is

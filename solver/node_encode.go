@@ -150,11 +150,12 @@ func (v *demandVars) full(in *instance, b int) z.Lit {
 // contiguous range over its blocks.
 func (in *instance) nodeShape(v *demandVars) {
 	c := in.c
+	leaves := make([][]z.Lit, len(v.units))
 	for b, xs := range v.units {
 		for j := 1; j < len(xs); j++ {
 			in.clause(xs[j].Not(), xs[j-1])
 		}
-		v.count = append(v.count, unaryCount(c, xs, v.step(b)))
+		leaves[b] = in.binaryOf(xs, v.step(b))
 		any := c.F
 		if len(xs) > 0 {
 			any = xs[0]
@@ -164,7 +165,19 @@ func (in *instance) nodeShape(v *demandVars) {
 	if v.d.Global {
 		in.nodeRange(v)
 	}
-	v.total = in.cnfSum(v.count)
+	v.total = in.cnfSum(leaves)
+}
+
+// counts are root v's device counts per block, as gates the objectives
+// can bound and evaluate: built when an objective first asks (packing
+// needs none), where the total is clauses from the start.
+func (in *instance) counts(v *demandVars) [][]z.Lit {
+	if v.count == nil && in.enc == byNode {
+		for b, xs := range v.units {
+			v.count = append(v.count, unaryCount(in.c, xs, v.step(b)))
+		}
+	}
+	return v.count
 }
 
 // nodeRange makes the blocks a model-parallel component uses one run of

@@ -27,7 +27,7 @@ func (o *optimizer) lowestBlocks() {
 			continue
 		}
 		o.fixed = append(o.fixed, beyond[hi+1].Not())
-		o.minimize(v.count[hi], min(v.step(hi), v.takenOn(o.best[i], hi)), v.takenOn(o.best[i], hi))
+		o.minimize(in.counts(v)[hi], min(v.step(hi), v.takenOn(o.best[i], hi)), v.takenOn(o.best[i], hi))
 	}
 }
 

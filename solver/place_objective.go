@@ -163,9 +163,15 @@ func (o *optimizer) tighten(lo, hi int, bound func(mid int) z.Lit, value func() 
 	return hi
 }
 
-// pack minimizes the nodes that hold devices of any component.
+// pack minimizes the nodes that hold devices of any component. A
+// first-fit guess that meets the lower bound is the answer, and no later
+// call needs the bound: the count is then read from its devices, with no
+// circuit built.
 func (o *optimizer) pack() int {
 	used, held, lb := o.in.nodesUsed()
+	if cur := o.in.nodesTaken(o.best); o.guessed && cur <= max(held, lb) {
+		return cur
+	}
 	x := popcount(o.in.c, used)
 	return held + o.minimize(x, max(0, lb-held), o.valueOf(x))
 }
@@ -178,7 +184,7 @@ func (o *optimizer) spread() int {
 	var counts [][]z.Lit
 	for _, v := range o.in.roots {
 		if v != nil && v.d.Type != "" {
-			counts = append(counts, v.count...)
+			counts = append(counts, o.in.counts(v)...)
 		}
 	}
 	bound := func(k int) z.Lit {

@@ -210,31 +210,38 @@ func (in *instance) atMost(nums []weighted, limit int) {
 	}
 }
 
-// merge is a weighted unary number at least a+b (capped at top).
+// merge is an ordered weighted unary number at least a+b (capped at
+// top), of ordered a and b: each pair of parts implies its sum, and of
+// the pairs that reach top only the least part of a with each of b's (a
+// larger one implies it).
 func (in *instance) merge(a, b weighted, top int) weighted {
+	av, al := append([]int{0}, a.value...), append([]z.Lit{in.c.T}, a.at...)
+	bv, bl := append([]int{0}, b.value...), append([]z.Lit{in.c.T}, b.at...)
 	byValue := map[int]z.Lit{}
-	var out weighted
-	lit := func(v int) z.Lit {
-		v = min(v, top)
-		m, ok := byValue[v]
-		if !ok {
-			m = in.c.Lit()
-			byValue[v] = m
-			out.value, out.at = append(out.value, v), append(out.at, m)
-		}
-		return m
-	}
-	for i := -1; i < len(a.at); i++ {
-		for j := -1; j < len(b.at); j++ {
-			switch {
-			case i < 0 && j < 0:
-			case i < 0:
-				in.clause(b.at[j].Not(), lit(b.value[j]))
-			case j < 0:
-				in.clause(a.at[i].Not(), lit(a.value[i]))
-			default:
-				in.clause(a.at[i].Not(), b.at[j].Not(), lit(a.value[i]+b.value[j]))
+	for j := range bv {
+		for i := range av {
+			s := min(av[i]+bv[j], top)
+			if i == 0 && j == 0 {
+				continue
 			}
+			if s == top && i > 0 && av[i-1]+bv[j] >= top {
+				break
+			}
+			m, ok := byValue[s]
+			if !ok {
+				m = in.c.Lit()
+				byValue[s] = m
+			}
+			in.clause(al[i].Not(), bl[j].Not(), m)
+		}
+	}
+	var out weighted
+	for v := 1; v <= top; v++ {
+		if m, ok := byValue[v]; ok {
+			if n := len(out.at); n > 0 {
+				in.clause(m.Not(), out.at[n-1])
+			}
+			out.value, out.at = append(out.value, v), append(out.at, m)
 		}
 	}
 	return out

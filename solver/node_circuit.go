@@ -83,8 +83,45 @@ func holdsFor(k int, f func(n int) bool) bool {
 	return false
 }
 
-func odd(n int) bool       { return n%2 == 1 }
-func twoOrMore(n int) bool { return n >= 2 }
+func odd(n int) bool { return n%2 == 1 }
+
+// carry is a fresh literal true when at least two of ins are (constant
+// false ones dropped): the majority's six clauses of three literals, or
+// an AND's three, where a clause per assignment takes eight of four.
+func (in *instance) carry(ins []z.Lit) z.Lit {
+	live := ins[:0:0]
+	for _, m := range ins {
+		if m != in.c.F {
+			live = append(live, m)
+		}
+	}
+	if len(live) < 2 {
+		return in.c.F
+	}
+	out := in.c.Lit()
+	add := in.rawClause
+	if slices.Contains(live, in.c.T) {
+		add = func(ms []z.Lit) { in.clause(ms...) }
+	} else {
+		in.pending = append(in.pending, live...)
+	}
+	for a := range live {
+		for b := a + 1; b < len(live); b++ {
+			add([]z.Lit{live[a].Not(), live[b].Not(), out})
+		}
+	}
+	if len(live) == 2 {
+		add([]z.Lit{live[0], out.Not()})
+		add([]z.Lit{live[1], out.Not()})
+		return out
+	}
+	for a := range live {
+		for b := a + 1; b < len(live); b++ {
+			add([]z.Lit{live[a], live[b], out.Not()})
+		}
+	}
+	return out
+}
 
 // cnfAdd is the ripple-carry sum of two numbers, in clauses.
 func (in *instance) cnfAdd(a, b []z.Lit) []z.Lit {
@@ -100,7 +137,7 @@ func (in *instance) cnfAdd(a, b []z.Lit) []z.Lit {
 		}
 		ins := []z.Lit{x, y, carry}
 		out = append(out, in.symmetric(ins, odd))
-		carry = in.symmetric(ins, twoOrMore)
+		carry = in.carry(ins)
 	}
 	if carry != in.c.F {
 		out = append(out, carry)
@@ -217,7 +254,7 @@ func (in *instance) atMost(nums []weighted, limit int) {
 func (in *instance) merge(a, b weighted, top int) weighted {
 	av, al := append([]int{0}, a.value...), append([]z.Lit{in.c.T}, a.at...)
 	bv, bl := append([]int{0}, b.value...), append([]z.Lit{in.c.T}, b.at...)
-	byValue := map[int]z.Lit{}
+	byValue := make([]z.Lit, top+1) // z.LitNull: no literal yet
 	for j := range bv {
 		for i := range av {
 			s := min(av[i]+bv[j], top)
@@ -227,8 +264,8 @@ func (in *instance) merge(a, b weighted, top int) weighted {
 			if s == top && i > 0 && av[i-1]+bv[j] >= top {
 				break
 			}
-			m, ok := byValue[s]
-			if !ok {
+			m := byValue[s]
+			if m == z.LitNull {
 				m = in.c.Lit()
 				byValue[s] = m
 			}
@@ -237,7 +274,7 @@ func (in *instance) merge(a, b weighted, top int) weighted {
 	}
 	var out weighted
 	for v := 1; v <= top; v++ {
-		if m, ok := byValue[v]; ok {
+		if m := byValue[v]; m != z.LitNull {
 			if n := len(out.at); n > 0 {
 				in.clause(m.Not(), out.at[n-1])
 			}

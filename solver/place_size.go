@@ -26,11 +26,13 @@ const (
 // The node encoding's costs, measured the same way: a unit literal, its
 // order clause and its share of the count circuit; a root's block (its
 // count's bits, their share of the total's adder tree, the range's
-// ladder); a root on a block others share (the sum's adders).
+// ladder); a root on a block others share, per pair of a sum so far and
+// one of its unit counts (the totalizer's merges: about 90 on a node of
+// 8 devices, quadratic in a node's devices).
 const (
-	costPerStep   = 20
-	costPerBlock  = 60
-	costPerSharer = 120
+	costPerStep      = 20
+	costPerBlock     = 60
+	costPerMergePair = 1
 )
 
 // SizeError is a space whose instance would exceed MaxInstance.
@@ -102,7 +104,8 @@ func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, d
 // and block it may take, the unit literals and their count circuit; per
 // block several typed roots share, their sum and its bound.
 func estimateNodes(sp *rules.Space) (size, steps int) {
-	sharers := map[blockKey]int{}
+	type shared struct{ roots, pairs int }
+	sharers := map[blockKey]shared{}
 	probe := &instance{sp: sp}
 	for i, d := range sp.Demands {
 		if !ownsDevices(sp, i) {
@@ -119,13 +122,14 @@ func estimateNodes(sp *rules.Space) (size, steps int) {
 			steps += k
 			size += costPerStep*k + costPerBlock
 			if b.Type != "" {
-				sharers[blockKey{b.Node, b.Type}]++
+				s := sharers[blockKey{b.Node, b.Type}]
+				sharers[blockKey{b.Node, b.Type}] = shared{s.roots + 1, s.pairs + (b.Cap+2)*(k+1)}
 			}
 		}
 	}
-	for _, m := range sharers {
-		if m > 1 {
-			size += costPerSharer * m
+	for _, s := range sharers {
+		if s.roots > 1 {
+			size += costPerMergePair * s.pairs
 		}
 	}
 	return size, steps

@@ -14,6 +14,11 @@ import (
 // plainSpace is n components of gpus GPUs each, anywhere on nodes nodes of
 // 8 GPUs: every pair of them may share every GPU.
 func plainSpace(t testing.TB, nodes, n, gpus int) *rules.Space {
+	return wideSpace(t, nodes, 8, n, gpus)
+}
+
+// wideSpace is plainSpace on nodes of perNode GPUs.
+func wideSpace(t testing.TB, nodes, perNode, n, gpus int) *rules.Space {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cluster:\n  num_nodes: %d\n  component_placement:\n", nodes)
 	for i := 0; i < n; i++ {
@@ -25,7 +30,7 @@ func plainSpace(t testing.TB, nodes, n, gpus int) *rules.Space {
 	}
 	inv := &model.Inventory{}
 	for i := 0; i < nodes; i++ {
-		inv.Nodes = append(inv.Nodes, model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: 8})
+		inv.Nodes = append(inv.Nodes, model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: perNode})
 	}
 	return rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
 }
@@ -43,6 +48,9 @@ func TestEstimateBoundsInstance(t *testing.T) {
 		{"bench 64 nodes, spread", benchSpace(t, 64, false, nil), PlaceOptions{Objective: ObjectiveSpread}},
 		{"4 plain components on 32 nodes", plainSpace(t, 32, 4, 32), PlaceOptions{}},
 		{"8 plain components on 16 nodes", plainSpace(t, 16, 8, 8), PlaceOptions{}},
+		// The node encoding's capacity sums grow with the square of a
+		// node's devices.
+		{"6 plain components on 16 nodes of 72 GPUs", wideSpace(t, 16, 72, 6, 144), PlaceOptions{}},
 	}
 	first, err := Place(benchSpace(t, 32, false, nil), PlaceOptions{})
 	if err != nil || first.Diagnostics.HasErrors() {

@@ -17,7 +17,8 @@ import (
 // symmetric is a fresh literal equal to f of how many of ins are true
 // (constant-false inputs dropped), as one clause per assignment of ins.
 func (in *instance) symmetric(ins []z.Lit, f func(n int) bool) z.Lit {
-	live := ins[:0:0]
+	var buf [4]z.Lit // an adder's three inputs (and F): no allocation
+	live := buf[:0]
 	for _, m := range ins {
 		if m != in.c.F {
 			live = append(live, m)
@@ -36,9 +37,10 @@ func (in *instance) symmetric(ins []z.Lit, f func(n int) bool) z.Lit {
 	raw := !slices.Contains(live, in.c.F)
 	if raw {
 		// The gates under the inputs reach gini once, not per clause.
-		in.pending = append(in.pending, live...)
+		in.pend(live...)
 	}
-	cl := make([]z.Lit, 0, len(live)+1)
+	var cbuf [5]z.Lit
+	cl := cbuf[:0]
 	for a := 0; a < 1<<len(live); a++ {
 		cl = cl[:0]
 		n := 0
@@ -54,13 +56,18 @@ func (in *instance) symmetric(ins []z.Lit, f func(n int) bool) z.Lit {
 		} else {
 			cl = append(cl, out.Not())
 		}
-		if raw {
-			in.rawClause(cl)
-		} else {
-			in.clause(cl...)
-		}
+		in.emit(raw, cl...)
 	}
 	return out
+}
+
+// emit adds a clause: raw (rawClause) or as clause does.
+func (in *instance) emit(raw bool, ms ...z.Lit) {
+	if raw {
+		in.rawClause(ms)
+		return
+	}
+	in.clause(ms...)
 }
 
 // rawClause adds a clause of no constant literal whose gates are already
@@ -89,7 +96,8 @@ func odd(n int) bool { return n%2 == 1 }
 // false ones dropped): the majority's six clauses of three literals, or
 // an AND's three, where a clause per assignment takes eight of four.
 func (in *instance) carry(ins []z.Lit) z.Lit {
-	live := ins[:0:0]
+	var buf [3]z.Lit
+	live := buf[:0]
 	for _, m := range ins {
 		if m != in.c.F {
 			live = append(live, m)
@@ -99,25 +107,23 @@ func (in *instance) carry(ins []z.Lit) z.Lit {
 		return in.c.F
 	}
 	out := in.c.Lit()
-	add := in.rawClause
-	if slices.Contains(live, in.c.T) {
-		add = func(ms []z.Lit) { in.clause(ms...) }
-	} else {
-		in.pending = append(in.pending, live...)
+	raw := !slices.Contains(live, in.c.T)
+	if raw {
+		in.pend(live...)
 	}
 	for a := range live {
 		for b := a + 1; b < len(live); b++ {
-			add([]z.Lit{live[a].Not(), live[b].Not(), out})
+			in.emit(raw, live[a].Not(), live[b].Not(), out)
 		}
 	}
 	if len(live) == 2 {
-		add([]z.Lit{live[0], out.Not()})
-		add([]z.Lit{live[1], out.Not()})
+		in.emit(raw, live[0], out.Not())
+		in.emit(raw, live[1], out.Not())
 		return out
 	}
 	for a := range live {
 		for b := a + 1; b < len(live); b++ {
-			add([]z.Lit{live[a], live[b], out.Not()})
+			in.emit(raw, live[a], live[b], out.Not())
 		}
 	}
 	return out
@@ -135,9 +141,9 @@ func (in *instance) cnfAdd(a, b []z.Lit) []z.Lit {
 		if i < len(b) {
 			y = b[i]
 		}
-		ins := []z.Lit{x, y, carry}
-		out = append(out, in.symmetric(ins, odd))
-		carry = in.carry(ins)
+		ins := [3]z.Lit{x, y, carry}
+		out = append(out, in.symmetric(ins[:], odd))
+		carry = in.carry(ins[:])
 	}
 	if carry != in.c.F {
 		out = append(out, carry)

@@ -130,11 +130,22 @@ func (in *instance) clause(ms ...z.Lit) {
 	for _, m := range ms {
 		if m != in.c.F {
 			in.g.Add(m)
+		}
+	}
+	in.pend(ms...)
+	in.g.Add(0)
+	in.clauses++
+}
+
+// pend keeps the gates among ms for the next flush; inputs (the device
+// and unit literals, most of what clauses name) need no clauses of their
+// own, and listing them cost memory and time at scale.
+func (in *instance) pend(ms ...z.Lit) {
+	for _, m := range ms {
+		if a, _ := in.c.Ins(m); a != z.LitNull {
 			in.pending = append(in.pending, m)
 		}
 	}
-	in.g.Add(0)
-	in.clauses++
 }
 
 // flush adds the gates that clauses and assumptions reach.

@@ -75,13 +75,13 @@ func newInstance(sp *rules.Space, explain bool) *instance {
 // newInstanceBy is sp's instance in the encoding enc.
 func newInstanceBy(sp *rules.Space, explain bool, enc encoding) *instance {
 	// Sized from the estimate (about a quarter of it variables, half of
-	// it clauses; a tenth variables by nodes, whose totals are mostly
+	// it clauses; a ninth variables by nodes, whose totals are mostly
 	// clauses): growing gini's arrays one doubling at a time copied them
 	// over and over, and a larger guess is memory gini clears.
 	est, _, _ := estimate(sp, enc, explain, 0)
 	vars := est / 4
 	if enc == byNode {
-		vars = est / 11
+		vars = est / 9
 	}
 	in := &instance{sp: sp, c: logic.NewCCap(max(1<<12, vars)), g: gini.NewVc(max(1<<12, vars), max(1<<12, est/2)), explain: explain, enc: enc}
 	in.sel = make([]z.Lit, len(sp.Facts))

@@ -39,11 +39,17 @@ const (
 type SizeError struct {
 	Estimate, Limit int
 	// Devices is the device literals the estimate counts, Pairs the
-	// devices two components may both take.
+	// devices two components may both take; by nodes (Encoding "node"),
+	// the unit literals and the nodes' shares between components.
 	Devices, Pairs int
+	Encoding       string
 }
 
 func (e *SizeError) Error() string {
+	if e.Encoding == byNode.String() {
+		return fmt.Sprintf("the placing instance would have about %d variables and clauses (%d unit choices on nodes, %d shares of nodes between components), over the limit of %d",
+			e.Estimate, e.Devices, e.Pairs, e.Limit)
+	}
 	return fmt.Sprintf("the placing instance would have about %d variables and clauses (%d device choices, %d shared by two components), over the limit of %d",
 		e.Estimate, e.Devices, e.Pairs, e.Limit)
 }
@@ -54,8 +60,7 @@ func (e *SizeError) Error() string {
 // unit choices.
 func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, devices, pairs int) {
 	if enc == byNode {
-		size, devices = estimateNodes(sp)
-		return size, devices, 0
+		return estimateNodes(sp)
 	}
 	type where struct {
 		node int
@@ -102,8 +107,9 @@ func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, d
 
 // estimateNodes is the size of the node encoding's instance: per root
 // and block it may take, the unit literals and their count circuit; per
-// block several typed roots share, their sum and its bound.
-func estimateNodes(sp *rules.Space) (size, steps int) {
+// block several typed roots share, their sum and its bound. steps counts
+// the unit literals, shares the roots' blocks others share.
+func estimateNodes(sp *rules.Space) (size, steps, shares int) {
 	type shared struct{ roots, pairs int }
 	sharers := map[blockKey]shared{}
 	probe := &instance{sp: sp}
@@ -130,9 +136,10 @@ func estimateNodes(sp *rules.Space) (size, steps int) {
 	for _, s := range sharers {
 		if s.roots > 1 {
 			size += costPerMergePair * s.pairs
+			shares += s.roots
 		}
 	}
-	return size, steps
+	return size, steps, shares
 }
 
 // checkSize refuses a space whose instance in the encoding enc would
@@ -144,7 +151,7 @@ func checkSize(sp *rules.Space, enc encoding, explain bool, prev map[string][]Wo
 	}
 	size, devices, pairs := estimate(sp, enc, explain, workers)
 	if size > MaxInstance {
-		return &SizeError{Estimate: size, Limit: MaxInstance, Devices: devices, Pairs: pairs}
+		return &SizeError{Estimate: size, Limit: MaxInstance, Devices: devices, Pairs: pairs, Encoding: enc.String()}
 	}
 	return nil
 }

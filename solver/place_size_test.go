@@ -152,3 +152,16 @@ func TestSpreadBound(t *testing.T) {
 		}
 	}
 }
+
+// TestNodeEncodingRefusesOverSize: the node encoding's estimate refuses
+// too, and says what it counted.
+func TestNodeEncodingRefusesOverSize(t *testing.T) {
+	sp := plainSpace(t, 1024, 200, 8)
+	var big *SizeError
+	if err := checkSize(sp, encodingFor(sp, false, ObjectivePack), false, nil); !errors.As(err, &big) {
+		t.Fatalf("200 components on 1,024 nodes: err %v, want a *SizeError", err)
+	}
+	if big.Encoding != "node" || big.Devices != 200*1024*8 || big.Pairs != 200*1024 || !strings.Contains(big.Error(), "unit choices on nodes") {
+		t.Errorf("%+v: %v: want 1,638,400 unit choices and 204,800 shares, by node", big, big)
+	}
+}

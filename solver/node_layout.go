@@ -1,14 +1,20 @@
 package solver
 
-import "github.com/go-air/gini/z"
+import (
+	"slices"
+
+	"github.com/go-air/gini/z"
+)
 
 // The node encoding's devices, laid out after the solve from the counts:
 // on each node, [the model-parallel component continuing into it, from
-// its first device][the other roots in file order, packed][the
+// its first device][the other roots in the guess's order (file order
+// unless it had to fit the most confined first), packed][the
 // model-parallel component continuing out of it, ending at its last
 // device]. The counts fit (nodeSeparate), so the runs do not overlap;
-// first fit lays a guess out the same way on a regular node, so the
-// guess's devices are the layout of its counts.
+// first fit lays a guess out the same way on a regular node (taking the
+// roots in the guess's order), so the guess's devices are the layout of
+// its counts.
 
 // size is the number of the root's positions (its blocks' devices).
 func (v *demandVars) size() int {
@@ -69,8 +75,14 @@ func (in *instance) layout(devices func(i, b int) int) [][]bool {
 	return out
 }
 
-// layBlock lays out the roots sharing one block.
+// layBlock lays out the roots sharing one block, packed in the order
+// the guess took them (file order unless it had to fit the most confined
+// roots first).
 func (in *instance) layBlock(refs []blockRef, devices func(i, b int) int, out [][]bool) {
+	if in.layRank != nil {
+		refs = slices.Clone(refs)
+		slices.SortFunc(refs, func(a, b blockRef) int { return in.layRank[a.root] - in.layRank[b.root] })
+	}
 	into, outOf := -1, -1
 	used := func(i, b int) bool { return b >= 0 && b < len(in.roots[i].blocks) && devices(i, b) > 0 }
 	for r, ref := range refs {

@@ -14,7 +14,15 @@ import (
 // classSpace is a component_placement body on nodes of 8 GPUs, read in
 // a placement class.
 func classSpace(t testing.TB, nodes int, class model.PlacementClass, components string) *rules.Space {
-	text := fmt.Sprintf("cluster:\n  num_nodes: %d\n  component_placement:\n%s", nodes, components)
+	return groupSpace(t, nodes, class, "", components)
+}
+
+// groupSpace is classSpace with a node_groups body.
+func groupSpace(t testing.TB, nodes int, class model.PlacementClass, groups, components string) *rules.Space {
+	if groups != "" {
+		groups = "  node_groups:\n" + groups
+	}
+	text := fmt.Sprintf("cluster:\n  num_nodes: %d\n%s  component_placement:\n%s", nodes, groups, components)
 	cfg, ds := grammar.LoadConfig("layout.yaml", []byte(text), grammar.DefaultLimits)
 	if cfg == nil || ds.HasErrors() {
 		t.Fatalf("config: %v", ds)
@@ -41,6 +49,8 @@ func TestLayoutIsFirstFit(t *testing.T) {
 		{"ranges across nodes", classSpace(t, 4, mp, "    actor: {gpus: 6}\n    rollout: {gpus: 12, gpus_per_process: 2}\n    inference: {gpus: 3}\n    reward: {gpus: 5}\n")},
 		{"a range after a unit gap", classSpace(t, 3, mp, "    inference: {gpus: 1}\n    actor: {gpus: 10, gpus_per_process: 2}\n    critic: {gpus: 3}\n")},
 		{"whole nodes", classSpace(t, 4, model.ClassHybrid, "    actor: {nodes: 2}\n    rollout: {gpus: 4}\n")},
+		// In file order a takes node 0 from b: the guess fits b first.
+		{"the confined first", groupSpace(t, 2, model.ClassHybrid, "    - {label: g, node_ranks: 0-0}\n", "    a: {gpus: 12}\n    b: {gpus: 4, node_group: g}\n")},
 	}
 	for _, c := range cases {
 		if enc := encodingFor(c.sp, false, ObjectivePack); enc != byNode {

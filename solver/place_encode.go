@@ -35,6 +35,9 @@ type instance struct {
 	// shared block, the roots that may take it (node_rules.go).
 	enc    encoding
 	shared map[blockKey][]blockRef
+	// layRank is each root's place in the order of the last first-fit
+	// guess (nil: file order): the layout packs a node's roots in it.
+	layRank []int
 }
 
 // demandVars are a root demand's device literals.

@@ -80,7 +80,7 @@ func newInstanceBy(sp *rules.Space, explain bool, enc encoding) *instance {
 	// Sized from the estimate (about a quarter of it variables, half of
 	// it clauses; a ninth variables by nodes, whose totals are mostly
 	// clauses): growing gini's arrays one doubling at a time copied them
-	// over and over, and a larger guess is memory gini clears.
+	// over and over, and a hint far above the need is memory gini clears.
 	est, _, _ := estimate(sp, enc, explain, 0)
 	vars := est / 4
 	if enc == byNode {

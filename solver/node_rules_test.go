@@ -20,6 +20,8 @@ func TestNodeCapacityAgrees(t *testing.T) {
 		{"five components in units of 3: two units a node", "    a: {gpus: 3, gpus_per_process: 3}\n    b: {gpus: 3, gpus_per_process: 3}\n    c: {gpus: 3, gpus_per_process: 3}\n    d: {gpus: 3, gpus_per_process: 3}\n    e: {gpus: 3, gpus_per_process: 3}\n", 2, false, false},
 		{"ranges into and out of one node", "    actor: {gpus: 12}\n    rollout: {gpus: 12}\n", 3, true, true},
 		{"ranges in units across nodes", "    actor: {gpus: 10, gpus_per_process: 2}\n    rollout: {gpus: 6, gpus_per_process: 3}\n    inference: {gpus: 7}\n", 3, true, true},
+		{"whole nodes leave one", "    actor: {nodes: 2}\n    rollout: {gpus: 12}\n", 3, false, false},
+		{"whole nodes and the rest", "    actor: {nodes: 2}\n    rollout: {gpus: 8, gpus_per_process: 2}\n", 3, false, true},
 	}
 	for _, c := range cases {
 		class := model.ClassHybrid

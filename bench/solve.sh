@@ -37,7 +37,7 @@ run() {
 		i=$((i + 1))
 	done
 	median=$(echo "$times" | tr ' ' '\n' | sed '/^$/d' | sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}')
-	stats=$(sed -n 's/^solve: \([0-9]*\) variables, \([0-9]*\) clauses, \([0-9]*\) solver calls.*value \([0-9]*\))$/\1 \2 \3 \4/p' "$dir/err")
+	stats=$(sed -n 's/^solve: \([0-9]*\) variables, \([0-9]*\) clauses, \([0-9]*\) solver calls.*value \([0-9]*\)[,)].*$/\1 \2 \3 \4/p' "$dir/err")
 	printf '%-30s %8s ms  %s\n' "$name" "$median" "$stats"
 }
 

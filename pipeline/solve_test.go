@@ -314,15 +314,17 @@ func TestSolveMemoryConflict(t *testing.T) {
 // placement, and says it may not be the best.
 func TestSolveBudgetNote(t *testing.T) {
 	// Spread's counting bound (5: the actor's processes of 5) is not met:
-	// the rollout's engines of 2 fit only 2 beside the actor on a node, so
-	// 6 is the best, and proving it needs a call that the step cuts.
+	// under it one engine of 2 fits beside each of the actor's 63
+	// processes and two on the node left, 65 of the rollout's 66, so 6 is
+	// the best, and proving it needs a call that the step cuts (on 16
+	// nodes the node-level encoding proves it before the step is read).
 	yaml := `cluster:
-  num_nodes: 16
+  num_nodes: 64
   component_placement:
-    actor: {gpus: 75, gpus_per_process: 5}
-    rollout: {gpus: 36, gpus_per_process: 2}
+    actor: {gpus: 315, gpus_per_process: 5}
+    rollout: {gpus: 132, gpus_per_process: 2}
 `
-	s := pipeline.Solve("t.yaml", []byte(yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: solveInv(slices.Repeat([]int{8}, 16)...)},
+	s := pipeline.Solve("t.yaml", []byte(yaml), pipeline.SolveOptions{Options: pipeline.Options{Inventory: solveInv(slices.Repeat([]int{8}, 64)...)},
 		Objective: solver.ObjectiveSpread, Step: time.Nanosecond})
 	if s.Text == nil {
 		t.Fatalf("nothing placed: %v", summaries(s.Diagnostics))

@@ -54,8 +54,12 @@ func (s *Solved) StatsLine() string {
 		return ""
 	}
 	st := s.Placement.Stats
-	return fmt.Sprintf("solve: %d variables, %d clauses, %d solver calls, %v (objective %s, value %d)\n",
-		st.Vars, st.Clauses, st.Calls, st.Elapsed.Round(time.Microsecond), s.Placement.Objective, s.Placement.Value)
+	enc := ""
+	if st.Encoding != "" {
+		enc = ", encoding " + st.Encoding
+	}
+	return fmt.Sprintf("solve: %d variables, %d clauses, %d solver calls, %v (objective %s, value %d%s)\n",
+		st.Vars, st.Clauses, st.Calls, st.Elapsed.Round(time.Microsecond), s.Placement.Objective, s.Placement.Value, enc)
 }
 
 // WriteResult writes the solved config ("yaml"), its placements ("json")

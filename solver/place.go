@@ -45,6 +45,9 @@ type PlaceOptions struct {
 	Budget, Step time.Duration
 	// MaxConflicts bounds the independent conflicts explained (20).
 	MaxConflicts int
+	// DeviceEncoding places with one literal per device even where the
+	// node-level encoding applies: tests compare the two.
+	DeviceEncoding bool
 }
 
 func (o *PlaceOptions) defaults() {
@@ -81,6 +84,9 @@ const (
 type PlaceStats struct {
 	Vars, Clauses, Calls int
 	Elapsed              time.Duration
+	// Encoding is what the placing instance's literals stood for: "node"
+	// (units per node, devices laid out after) or "device".
+	Encoding string
 }
 
 // Placement is solve's answer: a placement per requirement entry, or the
@@ -102,11 +108,12 @@ type Placement struct {
 	Cores [][]int
 }
 
-// afresh is a new instance of sp, for the call after assumptions failed:
-// gini (v1.0.4) can then report a model that violates a clause of a
-// formula that has none, and exits the process over it; an instance that
-// never saw the failed assumptions answers correctly.
-func afresh(sp *rules.Space) *instance { return newInstance(sp, false) }
+// afresh is a new instance of in's space, in its encoding, for the call
+// after assumptions failed: gini (v1.0.4) can then report a model that
+// violates a clause of a formula that has none, and exits the process
+// over it; an instance that never saw the failed assumptions answers
+// correctly.
+func afresh(in *instance) *instance { return newInstanceBy(in.sp, false, in.enc) }
 
 // Place chooses devices for every demand of the space, optimizing the
 // objective, or explains why no choice holds.
@@ -122,18 +129,22 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 		return nil, fmt.Errorf("the keep objective needs a previous plan")
 	}
 	deadline := cpuDeadlineIn(opt.Budget)
-	if err := checkSize(sp, false, opt.Previous); err != nil {
+	enc := encodingFor(sp, false, opt.Objective)
+	if opt.DeviceEncoding {
+		enc = byDevice
+	}
+	if err := checkSize(sp, enc, false, opt.Previous); err != nil {
 		return nil, err
 	}
 	if hall(sp, allPresent(sp)) != nil {
-		if err := checkSize(sp, true, nil); err != nil {
+		if err := checkSize(sp, byDevice, true, nil); err != nil {
 			return nil, err
 		}
 		res.Diagnostics, res.Cores, res.Stats = explain(sp, opt, deadline)
 		res.Stats.Elapsed = time.Since(start)
 		return res, nil
 	}
-	in := newInstance(sp, false)
+	in := newInstanceBy(sp, false, enc)
 	if opt.Objective == ObjectiveSpread {
 		// Spread's first guess meets its counting bound: when it holds, no
 		// call has to prove a bound.
@@ -145,7 +156,7 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 		st = o.try(guess...)
 		o.guessed = st == sat
 		if st != sat {
-			in = afresh(sp)
+			in = afresh(in)
 			o.in, o.fresh = in, true
 		}
 	}
@@ -155,7 +166,7 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	var explained PlaceStats
 	switch st {
 	case unsat:
-		if err := checkSize(sp, true, nil); err != nil {
+		if err := checkSize(sp, byDevice, true, nil); err != nil {
 			return nil, err
 		}
 		res.Diagnostics, res.Cores, explained = explain(sp, opt, deadline)
@@ -193,5 +204,5 @@ func allPresent(sp *rules.Space) []bool {
 // stats is the instance's size: variables, and clauses (the direct ones
 // and three per AND gate of the circuits).
 func (in *instance) stats() PlaceStats {
-	return PlaceStats{Vars: int(in.g.MaxVar()), Clauses: in.clauses + 3*in.c.Len()}
+	return PlaceStats{Vars: int(in.g.MaxVar()), Clauses: in.clauses + 3*in.c.Len(), Encoding: in.enc.String()}
 }

@@ -31,6 +31,13 @@ type instance struct {
 	clauses int
 	// spreadCap bounds each root's devices per block in a guess (0: none).
 	spreadCap int
+	// enc is what the literals stand for (encodingFor); byNode keeps, per
+	// shared block, the roots that may take it (node_rules.go).
+	enc    encoding
+	shared map[blockKey][]blockRef
+	// layRank is each root's place in the order of the last first-fit
+	// guess (nil: file order): the layout packs a node's roots in it.
+	layRank []int
 }
 
 // demandVars are a root demand's device literals.
@@ -46,20 +53,40 @@ type demandVars struct {
 	// pos[b] is the position of block b's first device in the flat order.
 	pos []int
 	// count[b] is block b's device count, total their sum; any[b] says
-	// block b is used.
+	// block b is used. The node encoding's total is clauses, not gates
+	// (node_circuit.go): the circuit cannot evaluate it.
 	count [][]z.Lit
 	total []z.Lit
 	any   []z.Lit
 	// beyond[p] is true when a device at position p or later is taken.
 	beyond []z.Lit
+	// The node encoding's (lit is nil there): units[b][j-1] says the root
+	// takes at least j steps of block b (nil: it may take none of b), a
+	// step being its unit, or the whole block for whole nodes; lastBlock
+	// is beyond's counterpart over blocks (node_objective.go).
+	unit      int
+	units     [][]z.Lit
+	lastBlock []z.Lit
 }
 
+// newInstance is sp's instance for explaining, or for placing with any
+// objective but keep.
 func newInstance(sp *rules.Space, explain bool) *instance {
+	return newInstanceBy(sp, explain, encodingFor(sp, explain, ObjectivePack))
+}
+
+// newInstanceBy is sp's instance in the encoding enc.
+func newInstanceBy(sp *rules.Space, explain bool, enc encoding) *instance {
 	// Sized from the estimate (about a quarter of it variables, half of
-	// it clauses): growing gini's arrays one doubling at a time copied
-	// them over and over.
-	est, _, _ := estimate(sp, explain, 0)
-	in := &instance{sp: sp, c: logic.NewCCap(max(1<<12, est/4)), g: gini.NewVc(max(1<<12, est/4), max(1<<12, est/2)), explain: explain}
+	// it clauses; a ninth variables by nodes, whose totals are mostly
+	// clauses): growing gini's arrays one doubling at a time copied them
+	// over and over, and a hint far above the need is memory gini clears.
+	est, _, _ := estimate(sp, enc, explain, 0)
+	vars := est / 4
+	if enc == byNode {
+		vars = est / 9
+	}
+	in := &instance{sp: sp, c: logic.NewCCap(max(1<<12, vars)), g: gini.NewVc(max(1<<12, vars), max(1<<12, est/2)), explain: explain, enc: enc}
 	in.sel = make([]z.Lit, len(sp.Facts))
 	for f := range in.sel {
 		in.sel[f] = in.c.T
@@ -69,16 +96,31 @@ func newInstance(sp *rules.Space, explain bool) *instance {
 	}
 	in.roots = make([]*demandVars, len(sp.Demands))
 	for i, d := range sp.Demands {
-		if sp.Root(i) == i && d.With < 0 && d.WithPlaced < 0 {
+		switch {
+		case !ownsDevices(sp, i):
+		case enc == byNode:
+			in.roots[i] = in.nodeVars(i, d)
+		default:
 			in.roots[i] = in.vars(i, d)
 		}
 	}
 	for i := range sp.Demands {
 		in.demandRules(i)
 	}
+	if enc == byNode {
+		in.nodeSeparate()
+		return in
+	}
 	in.separate()
 	in.autoOrder()
 	return in
+}
+
+// ownsDevices says whether demand i is a root with devices of its own
+// (not a copy of a placed component's, nor on another's).
+func ownsDevices(sp *rules.Space, i int) bool {
+	d := sp.Demands[i]
+	return sp.Root(i) == i && d.With < 0 && d.WithPlaced < 0
 }
 
 // clause adds a clause over literals of the circuit.
@@ -91,11 +133,22 @@ func (in *instance) clause(ms ...z.Lit) {
 	for _, m := range ms {
 		if m != in.c.F {
 			in.g.Add(m)
+		}
+	}
+	in.pend(ms...)
+	in.g.Add(0)
+	in.clauses++
+}
+
+// pend keeps the gates among ms for the next flush; inputs (the device
+// and unit literals, most of what clauses name) need no clauses of their
+// own, and listing them cost memory and time at scale.
+func (in *instance) pend(ms ...z.Lit) {
+	for _, m := range ms {
+		if a, _ := in.c.Ins(m); a != z.LitNull {
 			in.pending = append(in.pending, m)
 		}
 	}
-	in.g.Add(0)
-	in.clauses++
 }
 
 // flush adds the gates that clauses and assumptions reach.

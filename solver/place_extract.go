@@ -8,6 +8,9 @@ import (
 // snapshot records which devices each root takes in the current model,
 // by flat position.
 func (in *instance) snapshot() [][]bool {
+	if in.enc == byNode {
+		return in.nodeSnapshot()
+	}
 	out := make([][]bool, len(in.roots))
 	for i, v := range in.roots {
 		if v == nil {

@@ -66,7 +66,7 @@ func conflictVerdict(v *rules.Space, core []int, deadline cpuDeadline) (gone, su
 	if ok {
 		return true, true
 	}
-	if checkSize(v, true, nil) != nil {
+	if checkSize(v, byDevice, true, nil) != nil {
 		return false, false // not verified: not offered
 	}
 	ex := &explainer{sp: v, deadline: deadline, exact: true}
@@ -81,7 +81,7 @@ func feasible(sp *rules.Space, deadline cpuDeadline) (ok, sure bool) {
 		return false, true
 	}
 	left := deadline.left()
-	if left <= 0 || checkSize(sp, false, nil) != nil {
+	if left <= 0 || checkSize(sp, encodingFor(sp, false, ObjectivePack), false, nil) != nil {
 		return false, false
 	}
 	in := newInstance(sp, false)
@@ -91,7 +91,7 @@ func feasible(sp *rules.Space, deadline cpuDeadline) (ok, sure bool) {
 		if solveFor(in.g, left) == 1 {
 			return true, true
 		}
-		in = afresh(sp)
+		in = afresh(in)
 	}
 	in.flush()
 	st := solveFor(in.g, deadline.left())

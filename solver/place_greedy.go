@@ -41,9 +41,9 @@ func (in *instance) guessWith(present func(int) bool, fit fitter) ([]z.Lit, bool
 	size := func(i int) int {
 		n := 0
 		anywhere := !in.restricted(in.roots[i].d, has)
-		for b, ls := range in.roots[i].lit {
+		for b, blk := range in.roots[i].blocks {
 			if in.roots[i].inGroup[b] || anywhere {
-				n += len(ls)
+				n += blk.Cap
 			}
 		}
 		return n
@@ -71,22 +71,46 @@ func (in *instance) guessInOrder(has func(int) bool, order []int, fit fitter) ([
 			return nil, false
 		}
 		takenBy[i] = map[rules.Device]bool{}
-		p := 0
-		for b, ls := range v.lit {
-			for l, m := range ls {
-				switch {
-				case m == in.c.F:
-				case taken[p]:
-					assume = append(assume, m)
-					takenBy[i][v.blocks[b].Device(l)] = true
-				default:
-					assume = append(assume, m.Not())
+		for b, blk := range v.blocks {
+			for l := 0; l < blk.Cap; l++ {
+				if taken[v.pos[b]+l] {
+					takenBy[i][blk.Device(l)] = true
 				}
-				p++
 			}
+		}
+		assume = append(assume, in.assumeTaken(v, taken)...)
+	}
+	in.layRank = nil
+	if !slices.IsSorted(order) {
+		in.layRank = make([]int, len(in.roots))
+		for k, i := range order {
+			in.layRank[i] = k
 		}
 	}
 	return assume, true
+}
+
+// assumeTaken are the assumptions that give root v the devices taken
+// says, and no other.
+func (in *instance) assumeTaken(v *demandVars, taken []bool) []z.Lit {
+	if in.enc == byNode {
+		return v.assumeSteps(taken)
+	}
+	var assume []z.Lit
+	p := 0
+	for _, ls := range v.lit {
+		for _, m := range ls {
+			switch {
+			case m == in.c.F:
+			case taken[p]:
+				assume = append(assume, m)
+			default:
+				assume = append(assume, m.Not())
+			}
+			p++
+		}
+	}
+	return assume
 }
 
 // separatedUnder says whether roots i and j keep apart under the facts
@@ -111,7 +135,7 @@ func (in *instance) firstFit(i int, v *demandVars, has func(int) bool, blocked f
 	free := func(b, l int) bool {
 		blk := v.blocks[b]
 		dev := blk.Device(l)
-		if v.lit[b][l] == in.c.F || !v.inGroup[b] && !anywhere || blocked(dev) || !in.allowed(i, blk, has) {
+		if !v.open(in, b, l) || !v.inGroup[b] && !anywhere || blocked(dev) || !in.allowed(i, blk, has) {
 			return false
 		}
 		if f, down := in.sp.Down[blk.Node]; down && has(f) {
@@ -123,11 +147,7 @@ func (in *instance) firstFit(i int, v *demandVars, has func(int) bool, blocked f
 		f, held := in.sp.Taken[dev]
 		return !held || blk.Type == "" || !has(f)
 	}
-	n := 0
-	for _, ls := range v.lit {
-		n += len(ls)
-	}
-	taken := make([]bool, n)
+	taken := make([]bool, v.size())
 	switch {
 	case need < 0:
 		return taken, false
@@ -136,14 +156,14 @@ func (in *instance) firstFit(i int, v *demandVars, has func(int) bool, blocked f
 	case v.d.Global:
 		return taken, in.fitRange(v, free, taken, need, unit)
 	}
-	for b, ls := range v.lit {
+	for b, blk := range v.blocks {
 		if need == 0 {
 			break
 		}
 		isFree := func(l int) bool { return free(b, l) }
-		_, run := bestRun(len(ls), isFree)
+		_, run := bestRun(blk.Cap, isFree)
 		k := min(run, need, in.blockCap(v)) / unit * unit
-		start := firstRun(len(ls), isFree, k)
+		start := firstRun(blk.Cap, isFree, k)
 		for l := start; l < start+k; l++ {
 			taken[v.pos[b]+l] = true
 		}
@@ -241,18 +261,18 @@ func firstRun(n int, free func(int) bool, k int) int {
 
 // fitWhole takes the first whole free blocks.
 func (in *instance) fitWhole(v *demandVars, free func(b, l int) bool, taken []bool, whole, unit int) bool {
-	for b, ls := range v.lit {
+	for b, blk := range v.blocks {
 		if whole == 0 {
 			break
 		}
-		if len(ls)%unit != 0 {
+		if blk.Cap%unit != 0 {
 			continue
 		}
-		_, run := bestRun(len(ls), func(l int) bool { return free(b, l) })
-		if run != len(ls) {
+		_, run := bestRun(blk.Cap, func(l int) bool { return free(b, l) })
+		if run != blk.Cap {
 			continue
 		}
-		for l := range ls {
+		for l := range blk.Cap {
 			taken[v.pos[b]+l] = true
 		}
 		whole--
@@ -265,8 +285,8 @@ func (in *instance) fitWhole(v *demandVars, free func(b, l int) bool, taken []bo
 func (in *instance) fitRange(v *demandVars, free func(b, l int) bool, taken []bool, need, unit int) bool {
 	n := len(taken)
 	ok := make([]bool, n)
-	for b, ls := range v.lit {
-		for l := range ls {
+	for b, blk := range v.blocks {
+		for l := range blk.Cap {
 			ok[v.pos[b]+l] = free(b, l)
 		}
 	}
@@ -287,8 +307,8 @@ func (in *instance) rangeFits(v *demandVars, ok []bool, s, need, unit int) bool 
 			return false
 		}
 	}
-	for b, ls := range v.lit {
-		lo, hi := max(s, v.pos[b]), min(s+need, v.pos[b]+len(ls))
+	for b, blk := range v.blocks {
+		lo, hi := max(s, v.pos[b]), min(s+need, v.pos[b]+blk.Cap)
 		if hi > lo && (hi-lo)%unit != 0 {
 			return false
 		}

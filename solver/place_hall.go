@@ -61,7 +61,7 @@ type hallRoot struct {
 	need   int
 	whole  int
 	facts  []int // its count facts (and with facts)
-	free   map[rules.Device]bool
+	free   *freeSet
 	blocks []rules.Block
 	// domainFacts are the facts that shape free (groups, placed, excluded).
 	domainFacts map[rules.Device][]int
@@ -131,8 +131,9 @@ func (hs *hallSet) domain(r *hallRoot) {
 	} else if d.GroupFact >= 0 {
 		blocks = hs.sp.TypeBlocks[d.Type]
 	}
-	r.free = map[rules.Device]bool{}
+	r.free = &freeSet{by: map[blockKey][]bool{}}
 	for _, b := range blocks {
+		ls := r.free.block(b)
 		for l := 0; l < b.Cap; l++ {
 			dev := b.Device(l)
 			if df, ok := hs.sp.Down[b.Node]; ok && hs.has(df) {
@@ -147,7 +148,10 @@ func (hs *hallSet) domain(r *hallRoot) {
 				r.domainFacts[dev] = append(r.domainFacts[dev], tf)
 				continue
 			}
-			r.free[dev] = true
+			if !ls[dev.Local] {
+				ls[dev.Local] = true
+				r.free.n++
+			}
 		}
 	}
 	r.blocks = blocks
@@ -179,7 +183,7 @@ func (hs *hallSet) usable(r *hallRoot) int {
 	for _, b := range r.blocks {
 		run, best := 0, 0
 		for l := 0; l < b.Cap; l++ {
-			if r.free[b.Device(l)] {
+			if r.free.has(b.Device(l)) {
 				run++
 				best = max(best, run)
 			} else {
@@ -264,14 +268,14 @@ func (hs *hallSet) together(set []*hallRoot) *shortfall {
 	}
 	need, widest := 0, 0
 	for _, r := range set {
-		need, widest = need+r.need, max(widest, len(r.free))
+		need, widest = need+r.need, max(widest, r.free.n)
 	}
 	if need <= widest {
 		// The union holds at least the widest root's devices: no shortfall,
 		// and no union to build (thousands of subsets of a large cluster).
 		return nil
 	}
-	union := map[rules.Device]bool{}
+	union := &freeSet{by: map[blockKey][]bool{}}
 	shape := map[rules.Device][]int{}
 	s := &shortfall{unit: model.HardwareUnit(set[0].d.Type)}
 	for _, r := range set {
@@ -280,15 +284,13 @@ func (hs *hallSet) together(set []*hallRoot) *shortfall {
 		}
 		s.need += r.need
 		s.who = append(s.who, r.d.Name)
-		for dev := range r.free {
-			union[dev] = true
-		}
+		union.or(r.free)
 		for dev, fs := range r.domainFacts {
 			shape[dev] = append(shape[dev], fs...)
 		}
 		s.facts = append(append(s.facts, r.facts...), r.groupFacts...)
 	}
-	s.have = len(union)
+	s.have = union.n
 	if s.need <= s.have {
 		return nil
 	}
@@ -372,4 +374,45 @@ func joinAnd(names []string) string {
 		out += n
 	}
 	return out
+}
+
+// freeSet is a set of devices by node and type, a flag per local index:
+// a map entry per block rather than per device (a large cluster's sets
+// are hundreds of thousands of devices).
+type freeSet struct {
+	by map[blockKey][]bool
+	n  int
+}
+
+// block is the flags of block b's node and type, long enough for b.
+func (s *freeSet) block(b rules.Block) []bool {
+	k := blockKey{b.Node, b.Type}
+	ls := s.by[k]
+	if need := b.Local0 + b.Cap; len(ls) < need {
+		ls = append(ls, make([]bool, need-len(ls))...)
+		s.by[k] = ls
+	}
+	return ls
+}
+
+func (s *freeSet) has(dev rules.Device) bool {
+	ls := s.by[blockKey{dev.Node, dev.Type}]
+	return dev.Local < len(ls) && ls[dev.Local]
+}
+
+// or adds the devices of t.
+func (s *freeSet) or(t *freeSet) {
+	for k, tl := range t.by {
+		ls := s.by[k]
+		if len(ls) < len(tl) {
+			ls = append(ls, make([]bool, len(tl)-len(ls))...)
+			s.by[k] = ls
+		}
+		for l, x := range tl {
+			if x && !ls[l] {
+				ls[l] = true
+				s.n++
+			}
+		}
+	}
 }

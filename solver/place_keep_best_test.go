@@ -34,7 +34,7 @@ func TestBestKeepMatchesScan(t *testing.T) {
 		}
 		keepScribble(rnd, prev, len(inv.Nodes))
 		sp = rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid, Without: []int{rnd.Intn(len(inv.Nodes))}})
-		in := newInstance(sp, false)
+		in := newInstanceBy(sp, false, byDevice)
 		for i, d := range sp.Demands {
 			v, workers := in.rootVars(i), previousOf(prev, d.Name)
 			if v == nil || len(workers) == 0 {

@@ -65,7 +65,7 @@ func keepMovedCase(seed int64) (int, error) {
 		without = []int{rnd.Intn(len(inv.Nodes))}
 	}
 	sp = rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid, Without: without})
-	in := newInstance(sp, false)
+	in := newInstanceBy(sp, false, byDevice)
 	x, _, _, _ := in.keepPlan(prev)
 	if x == nil || !keepPlaceable(in) {
 		return 0, nil
@@ -168,7 +168,7 @@ func keepRandomAssumptions(rnd *rand.Rand, in *instance) []z.Lit {
 // keepRandomPlan is the workers of a placement of sp under random
 // assumptions (ok false when none was found).
 func keepRandomPlan(rnd *rand.Rand, sp *rules.Space) (map[string][]Worker, bool) {
-	in := newInstance(sp, false)
+	in := newInstanceBy(sp, false, byDevice)
 	if !keepPlaceable(in) {
 		return nil, false
 	}

@@ -1,10 +1,6 @@
 package solver
 
-import (
-	"slices"
-
-	"github.com/go-air/gini/z"
-)
+import "github.com/go-air/gini/z"
 
 // status is a SAT call's answer.
 type status int
@@ -78,6 +74,10 @@ func (o *optimizer) evalBest() []bool {
 		if v == nil {
 			continue
 		}
+		if in := o.in; in.enc == byNode {
+			v.setSteps(vs, o.best[i])
+			continue
+		}
 		p := 0
 		for _, ls := range v.lit {
 			for _, m := range ls {
@@ -116,7 +116,11 @@ func (o *optimizer) optimize(res *Placement) error {
 		res.Value = o.keep()
 		o.pack()
 	}
-	if !o.guessed {
+	switch {
+	case o.guessed:
+	case o.in.enc == byNode:
+		o.lowestBlocks()
+	default:
 		o.lowest()
 	}
 	res.Optimal = o.optimal
@@ -130,7 +134,10 @@ func (o *optimizer) optimize(res *Placement) error {
 // best placement's (hi), and fixes it.
 func (o *optimizer) minimize(x []z.Lit, lo, hi int) int {
 	c := o.in.c
-	o.in.flush(x...)
+	if lo < hi {
+		// Only a call reads x: the first-fit guess often meets lo.
+		o.in.flush(x...)
+	}
 	hi = o.tighten(lo, hi, func(mid int) z.Lit { return leq(c, x, mid) }, func() int { return o.valueOf(x) })
 	o.fixed = append(o.fixed, leq(c, x, hi))
 	return hi
@@ -156,9 +163,15 @@ func (o *optimizer) tighten(lo, hi int, bound func(mid int) z.Lit, value func() 
 	return hi
 }
 
-// pack minimizes the nodes that hold devices of any component.
+// pack minimizes the nodes that hold devices of any component. A
+// first-fit guess that meets the lower bound is the answer, and no later
+// call needs the bound: the count is then read from its devices, with no
+// circuit built.
 func (o *optimizer) pack() int {
 	used, held, lb := o.in.nodesUsed()
+	if cur := o.in.nodesTaken(o.best); o.guessed && cur <= max(held, lb) {
+		return cur
+	}
 	x := popcount(o.in.c, used)
 	return held + o.minimize(x, max(0, lb-held), o.valueOf(x))
 }
@@ -171,7 +184,7 @@ func (o *optimizer) spread() int {
 	var counts [][]z.Lit
 	for _, v := range o.in.roots {
 		if v != nil && v.d.Type != "" {
-			counts = append(counts, v.count...)
+			counts = append(counts, o.in.counts(v)...)
 		}
 	}
 	bound := func(k int) z.Lit {
@@ -231,8 +244,8 @@ func (in *instance) spreadBound() int {
 			continue
 		}
 		blocks := 0
-		for b, ls := range v.lit {
-			if v.inGroup[b] && slices.ContainsFunc(ls, func(m z.Lit) bool { return m != in.c.F }) {
+		for b := range v.blocks {
+			if v.inGroup[b] && v.anyOpen(in, b) {
 				blocks++
 			}
 		}

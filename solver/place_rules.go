@@ -14,12 +14,18 @@ func (in *instance) demandRules(i int) {
 	if v == nil {
 		return // it copies a placed component, or its with chain is broken
 	}
-	if v.d == d {
+	switch {
+	case v.d == d && in.enc == byNode:
+		// shaped with its literals: a sharer before it in the file reads
+		// its counts
+	case v.d == d:
 		in.shape(v)
-	} else {
+	default:
 		in.restrictGroup(d, v)
 	}
-	in.units(d, v)
+	if in.enc == byDevice {
+		in.units(d, v) // the node encoding counts in units of every sharer's
+	}
 	in.count(d, v)
 }
 
@@ -145,6 +151,10 @@ func (in *instance) restrictGroup(d *rules.Demand, v *demandVars) {
 	}
 	for b, blk := range v.blocks {
 		if own[rules.Device{Node: blk.Node, Type: blk.Type}] {
+			continue
+		}
+		if in.enc == byNode {
+			in.unless(d.GroupFact, v.any[b].Not())
 			continue
 		}
 		for _, m := range v.lit[b] {

@@ -25,24 +25,45 @@ const (
 	costPerKeepWorker   = 20
 )
 
+// The node encoding's costs, measured the same way: a unit literal, its
+// order clause and its share of the count circuit; a root's block (its
+// count's bits, their share of the total's adder tree, the range's
+// ladder); a root on a block others share, per pair of a sum so far and
+// one of its unit counts (the totalizer's merges: about 90 on a node of
+// 8 devices, quadratic in a node's devices).
+const (
+	costPerStep      = 20
+	costPerBlock     = 60
+	costPerMergePair = 1
+)
+
 // SizeError is a space whose instance would exceed MaxInstance.
 type SizeError struct {
 	Estimate, Limit int
 	// Devices is the device literals the estimate counts, Pairs the
-	// devices two components may both take.
+	// devices two components may both take; by nodes (Encoding "node"),
+	// the unit literals and the nodes' shares between components.
 	Devices, Pairs int
+	Encoding       string
 }
 
 func (e *SizeError) Error() string {
+	if e.Encoding == byNode.String() {
+		return fmt.Sprintf("the placing instance would have about %d variables and clauses (%d unit choices on nodes, %d shares of nodes between components), over the limit of %d",
+			e.Estimate, e.Devices, e.Pairs, e.Limit)
+	}
 	return fmt.Sprintf("the placing instance would have about %d variables and clauses (%d device choices, %d shared by two components), over the limit of %d",
 		e.Estimate, e.Devices, e.Pairs, e.Limit)
 }
 
-// estimate is the size of newInstance(sp, explain) (with the keep
+// estimate is the size of newInstanceBy(sp, explain, enc) (with the keep
 // objective's counters for workers previous workers: every root's blocks
 // counted, as any may hold one), from the blocks alone: no literal is
-// made.
-func estimate(sp *rules.Space, explain bool, workers int) (size, devices, pairs int) {
+// made. For the node encoding, devices counts the unit choices.
+func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, devices, pairs int) {
+	if enc == byNode {
+		return estimateNodes(sp)
+	}
 	type where struct {
 		node int
 		typ  string
@@ -91,15 +112,53 @@ func estimate(sp *rules.Space, explain bool, workers int) (size, devices, pairs 
 	return size, devices, pairs
 }
 
-// checkSize refuses a space whose instance would exceed MaxInstance.
-func checkSize(sp *rules.Space, explain bool, prev map[string][]Worker) error {
+// estimateNodes is the size of the node encoding's instance: per root
+// and block it may take, the unit literals and their count circuit; per
+// block several typed roots share, their sum and its bound. steps counts
+// the unit literals, shares the roots' blocks others share.
+func estimateNodes(sp *rules.Space) (size, steps, shares int) {
+	type shared struct{ roots, pairs int }
+	sharers := map[blockKey]shared{}
+	probe := &instance{sp: sp}
+	for i, d := range sp.Demands {
+		if !ownsDevices(sp, i) {
+			continue
+		}
+		v := &demandVars{d: d, idx: i}
+		v.unit, _, _ = probe.want(i, v, all)
+		for _, b := range d.Blocks {
+			if !blockOpen(sp, i, b) {
+				continue
+			}
+			v.blocks = append(v.blocks, b)
+			k := b.Cap / v.step(len(v.blocks)-1)
+			steps += k
+			size += costPerStep*k + costPerBlock
+			if b.Type != "" {
+				s := sharers[blockKey{b.Node, b.Type}]
+				sharers[blockKey{b.Node, b.Type}] = shared{s.roots + 1, s.pairs + (b.Cap+2)*(k+1)}
+			}
+		}
+	}
+	for _, s := range sharers {
+		if s.roots > 1 {
+			size += costPerMergePair * s.pairs
+			shares += s.roots
+		}
+	}
+	return size, steps, shares
+}
+
+// checkSize refuses a space whose instance in the encoding enc would
+// exceed MaxInstance.
+func checkSize(sp *rules.Space, enc encoding, explain bool, prev map[string][]Worker) error {
 	workers := 0
 	for _, ws := range prev {
 		workers += len(ws)
 	}
-	size, devices, pairs := estimate(sp, explain, workers)
+	size, devices, pairs := estimate(sp, enc, explain, workers)
 	if size > MaxInstance {
-		return &SizeError{Estimate: size, Limit: MaxInstance, Devices: devices, Pairs: pairs}
+		return &SizeError{Estimate: size, Limit: MaxInstance, Devices: devices, Pairs: pairs, Encoding: enc.String()}
 	}
 	return nil
 }

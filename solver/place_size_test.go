@@ -14,6 +14,11 @@ import (
 // plainSpace is n components of gpus GPUs each, anywhere on nodes nodes of
 // 8 GPUs: every pair of them may share every GPU.
 func plainSpace(t testing.TB, nodes, n, gpus int) *rules.Space {
+	return wideSpace(t, nodes, 8, n, gpus)
+}
+
+// wideSpace is plainSpace on nodes of perNode GPUs.
+func wideSpace(t testing.TB, nodes, perNode, n, gpus int) *rules.Space {
 	var b strings.Builder
 	fmt.Fprintf(&b, "cluster:\n  num_nodes: %d\n  component_placement:\n", nodes)
 	for i := 0; i < n; i++ {
@@ -25,7 +30,7 @@ func plainSpace(t testing.TB, nodes, n, gpus int) *rules.Space {
 	}
 	inv := &model.Inventory{}
 	for i := 0; i < nodes; i++ {
-		inv.Nodes = append(inv.Nodes, model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: 8})
+		inv.Nodes = append(inv.Nodes, model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: perNode})
 	}
 	return rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
 }
@@ -43,6 +48,9 @@ func TestEstimateBoundsInstance(t *testing.T) {
 		{"bench 64 nodes, spread", benchSpace(t, 64, false, nil), PlaceOptions{Objective: ObjectiveSpread}},
 		{"4 plain components on 32 nodes", plainSpace(t, 32, 4, 32), PlaceOptions{}},
 		{"8 plain components on 16 nodes", plainSpace(t, 16, 8, 8), PlaceOptions{}},
+		// The node encoding's capacity sums grow with the square of a
+		// node's devices.
+		{"6 plain components on 16 nodes of 72 GPUs", wideSpace(t, 16, 72, 6, 144), PlaceOptions{}},
 	}
 	// keep at two scales: its per-block counters grow with the blocks and
 	// the width of a count, its per-worker tests with the workers.
@@ -63,7 +71,7 @@ func TestEstimateBoundsInstance(t *testing.T) {
 		for _, ws := range c.opt.Previous {
 			workers += len(ws)
 		}
-		est, _, _ := estimate(c.sp, false, workers)
+		est, _, _ := estimate(c.sp, encodingFor(c.sp, false, c.opt.Objective), false, workers)
 		res, err := Place(c.sp, c.opt)
 		if err != nil {
 			t.Fatalf("%s: %v", c.name, err)
@@ -81,9 +89,11 @@ func TestEstimateBoundsInstance(t *testing.T) {
 
 // TestPlaceRefusesOverSize: fifty components that may each take any GPU
 // of 1,024 nodes are refused by the estimate, before the instance exists;
-// twelve are not.
+// twelve are not. The node encoding's instance of the fifty is under the
+// limit: solve places them.
 func TestPlaceRefusesOverSize(t *testing.T) {
-	_, err := Place(plainSpace(t, 1024, 50, 128), PlaceOptions{})
+	fifty := plainSpace(t, 1024, 50, 128)
+	err := checkSize(fifty, byDevice, false, nil)
 	var big *SizeError
 	if !errors.As(err, &big) {
 		t.Fatalf("50 components on 1,024 nodes: err %v, want a *SizeError", err)
@@ -91,8 +101,14 @@ func TestPlaceRefusesOverSize(t *testing.T) {
 	if big.Estimate <= big.Limit || big.Devices != 50*8192 || big.Pairs != 50*49/2*8192 {
 		t.Errorf("50 components: %+v: want 409,600 device choices, 10,035,200 shared, over the limit", big)
 	}
-	if size, _, _ := estimate(plainSpace(t, 1024, 12, 512), false, 0); size > MaxInstance {
+	if size, _, _ := estimate(plainSpace(t, 1024, 12, 512), byDevice, false, 0); size > MaxInstance {
 		t.Errorf("12 components on 1,024 nodes: estimate %d, over the limit %d", size, MaxInstance)
+	}
+	if enc := encodingFor(fifty, false, ObjectivePack); enc != byNode {
+		t.Fatalf("50 components: encoding %v, want node", enc)
+	}
+	if size, _, _ := estimate(fifty, byNode, false, 0); size > MaxInstance {
+		t.Errorf("50 components, node encoding: estimate %d, over the limit %d", size, MaxInstance)
 	}
 }
 
@@ -138,5 +154,18 @@ func TestSpreadBound(t *testing.T) {
 		if res.Value != c.value || !res.Optimal {
 			t.Errorf("%s: value %d (optimal %v), want %d", c.name, res.Value, res.Optimal, c.value)
 		}
+	}
+}
+
+// TestNodeEncodingRefusesOverSize: the node encoding's estimate refuses
+// too, and says what it counted.
+func TestNodeEncodingRefusesOverSize(t *testing.T) {
+	sp := plainSpace(t, 1024, 200, 8)
+	var big *SizeError
+	if err := checkSize(sp, encodingFor(sp, false, ObjectivePack), false, nil); !errors.As(err, &big) {
+		t.Fatalf("200 components on 1,024 nodes: err %v, want a *SizeError", err)
+	}
+	if big.Encoding != "node" || big.Devices != 200*1024*8 || big.Pairs != 200*1024 || !strings.Contains(big.Error(), "unit choices on nodes") {
+		t.Errorf("%+v: %v: want 1,638,400 unit choices and 204,800 shares, by node", big, big)
 	}
 }

@@ -11,6 +11,8 @@
 #
 #   CASES="pack8192 spread512" bench/scale.sh    only these cases
 #   BIN=/tmp/old/rlsolve bench/scale.sh          time another build (before/after)
+#   SERIES=keep bench/scale.sh                   keep64, keep128 ... keep65536, with
+#                                                each row's times over the row before's
 set -u
 cd "$(dirname "$0")/.." || exit 2
 dir=$(mktemp -d) || exit 2
@@ -22,8 +24,21 @@ if [ -z "$bin" ]; then
 	bin=$dir/rlsolve
 	go build -o "$bin" ./cmd/rlsolve || exit 1
 fi
-all="pack1024 pack8192 pack65536 spread512 spread4096 spread8192 keep1024 keep4096 keep8192 comp12 comp50"
+all="pack1024 pack8192 pack65536 spread512 spread4096 spread8192 keep1024 keep4096 keep8192 keep16384 keep32768 comp12 comp50"
 cases=${CASES:-$all}
+# A series doubles the GPUs from 64 to 65,536 (SERIES=keep, spread or
+# pack); its rows also say how much each doubling cost (wall and CPU, over
+# the row before: "-" where either took under 10 ms).
+series=${SERIES:-}
+if [ -n "$series" ]; then
+	cases=
+	g=64
+	while [ "$g" -le 65536 ]; do
+		cases="$cases $series$g"
+		g=$((g * 2))
+	done
+fi
+pwall= pcpu=
 
 # timed OUT ARGS...: runs rlsolve ARGS under the caps, stdout to OUT; sets
 # code, secs (wall), cpu (user + system), kb.
@@ -53,7 +68,8 @@ row() {
 	stats=$(sed -n 's/^solve: \(.*\)$/\1/p' "$dir/err" | head -n 1)
 	if [ "$scode" -ne 0 ]; then
 		reason=$(grep -m 1 -E '^(error|fatal|panic|runtime)' "$dir/err" | cut -c1-70)
-		printf '%-12s %5s %7s %7s %7s  %7s %7s %7s  %7s %7s %4s  %s\n' "$name" "$scode" "$ssecs" "$scpu" "$((skb / 1024))M" - - - - - - "$reason"
+		printf '%-12s %5s %7s %7s %7s  %7s %7s %7s  %7s %7s %4s  %s%s\n' "$name" "$scode" "$ssecs" "$scpu" "$((skb / 1024))M" - - - - - - "$(growth)" "$reason"
+		pwall= pcpu=
 		return
 	fi
 	opt=yes
@@ -61,10 +77,21 @@ row() {
 	timed /dev/null check "$dir/solved.yaml" --gpus-per-node 8
 	wratio=$(awk -v a="$ssecs" -v b="$secs" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }')
 	ratio=$(awk -v a="$scpu" -v b="$cpu" 'BEGIN { if (b > 0) printf "%.1fx", a / b; else print "-" }')
-	printf '%-12s %5s %7s %7s %7s  %7s %7s %7s  %7s %7s %4s  %s\n' "$name" "$scode" "$ssecs" "$scpu" "$((skb / 1024))M" "$secs" "$cpu" "$((kb / 1024))M" "$wratio" "$ratio" "$opt" "$stats"
+	printf '%-12s %5s %7s %7s %7s  %7s %7s %7s  %7s %7s %4s  %s%s\n' "$name" "$scode" "$ssecs" "$scpu" "$((skb / 1024))M" "$secs" "$cpu" "$((kb / 1024))M" "$wratio" "$ratio" "$opt" "$(growth)" "$stats"
+	pwall=$ssecs pcpu=$scpu
 }
 
-printf '%-12s %5s %7s %7s %7s  %7s %7s %7s  %7s %7s %4s  %s\n' case exit "wall s" "cpu s" memory "check s" "cpu s" memory "wall x" "cpu x" opt "--stats"
+# growth: in a series, solve's wall and CPU time over the row before's
+# (two columns and a gap), else nothing.
+growth() {
+	[ -n "$series" ] || return 0
+	awk -v a="$ssecs" -v pa="$pwall" -v b="$scpu" -v pb="$pcpu" 'function r(x, y) { return (y != "" && y > 0.009 && x > 0.009) ? sprintf("%.2fx", x / y) : "-" }
+		BEGIN { printf "%7s %7s  ", r(a, pa), r(b, pb) }'
+}
+
+head=
+[ -n "$series" ] && head=$(printf '%7s %7s  ' "wall/2x" "cpu/2x")
+printf '%-12s %5s %7s %7s %7s  %7s %7s %7s  %7s %7s %4s  %s%s\n' case exit "wall s" "cpu s" memory "check s" "cpu s" memory "wall x" "cpu x" opt "$head" "--stats"
 for c in $cases; do
 	case $c in
 	pack*)
@@ -84,7 +111,9 @@ for c in $cases; do
 			echo "$c: no plan to keep" >&2
 			continue
 		}
-		row "$c" "$dir/$c.yaml" --from "$dir/$c.json" --without-node 10
+		# node 10 fails (node 4 of the 8 of keep64)
+		down=$((gpus / 8 > 10 ? 10 : gpus / 16))
+		row "$c" "$dir/$c.yaml" --from "$dir/$c.json" --without-node "$down"
 		;;
 	comp*)
 		spec "$dir/$c.yaml" -nodes 1024 -components "${c#comp}" -gpus 512

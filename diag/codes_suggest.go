@@ -50,8 +50,10 @@ profile_data:
 				"rlsolve check. The model gives a component at most the GPUs it had in the profiled " +
 				"placement and only valid data-parallel sizes; the check rejects rollout engines or " +
 				"model-parallel groups across a node boundary, collocated actor TP not divisible by " +
-				"rollout TP, and GPU counts not divisible by the parallel sizes. Profile on all the GPUs " +
-				"you plan for, or change the GPUs per node or the TP sizes.",
+				"rollout TP, and GPU counts not divisible by the parallel sizes. The error lists the GPU " +
+				"counts each stage can take and advises the nearest GPU counts, fewer or more, that do " +
+				"have a layout (each checked on its own count). Plan for one of those, profile on all the " +
+				"GPUs you plan for, or change the GPUs per node or the TP sizes.",
 			Example: `# rlsolve suggest train.yaml --gpus-per-node 4: 12 GPUs, and the actor's
 # 8-GPU groups fit neither 12 GPUs collocated nor any split
 cluster:

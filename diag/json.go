@@ -1,6 +1,11 @@
 package diag
 
-import "github.com/rlsolve/rlsolve/model"
+import (
+	"encoding/json"
+	"io"
+
+	"github.com/rlsolve/rlsolve/model"
+)
 
 // FormatVersion is the version of the JSON documents check and plan print.
 // Scripts rely on their shape; change it only with the shape.
@@ -72,6 +77,13 @@ func JSON(ds []model.Diagnostic) []JSONDiagnostic {
 // CheckReport whose diagnostics marshal as [] when there are none.
 func CheckEnvelope(valid bool, ds []model.Diagnostic) any {
 	return CheckReport{FormatVersion: FormatVersion, Valid: valid, Diagnostics: toJSON(ds)}
+}
+
+// WriteCheckEnvelope writes CheckEnvelope to w, indented by two spaces.
+func WriteCheckEnvelope(w io.Writer, valid bool, ds []model.Diagnostic) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(CheckEnvelope(valid, ds))
 }
 
 func toJSON(ds []model.Diagnostic) []JSONDiagnostic {

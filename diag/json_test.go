@@ -99,3 +99,16 @@ func TestCheckEnvelope(t *testing.T) {
 		t.Errorf("empty why not omitted: %s", b)
 	}
 }
+
+// WriteCheckEnvelope writes the envelope indented, one document a line
+// at the end, as check and solve print it.
+func TestWriteCheckEnvelope(t *testing.T) {
+	var b strings.Builder
+	if err := WriteCheckEnvelope(&b, false, nil); err != nil {
+		t.Fatal(err)
+	}
+	want := "{\n  \"format_version\": \"1\",\n  \"valid\": false,\n  \"diagnostics\": []\n}\n"
+	if b.String() != want {
+		t.Errorf("got %q, want %q", b.String(), want)
+	}
+}

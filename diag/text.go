@@ -461,3 +461,19 @@ func (p painter) sev(sev model.Severity, s string) string {
 		return p.wrap("1;36", s)
 	}
 }
+
+// TextWithoutNotes is Text of the errors and warnings of ds; it returns how
+// many notes it left out, for a caller that counts them in one line (a
+// launch, whose workers' output should not start below a screen of notes).
+func TextWithoutNotes(w io.Writer, ds []model.Diagnostic, src Sources, color bool) (notes int) {
+	var shown []model.Diagnostic
+	for _, d := range ds {
+		if d.Severity == model.SeverityNote {
+			notes++
+			continue
+		}
+		shown = append(shown, d)
+	}
+	Text(w, shown, src, color)
+	return notes
+}

@@ -307,3 +307,19 @@ func TestEditLine(t *testing.T) {
 		}
 	}
 }
+
+// TextWithoutNotes writes what Text writes of the errors and warnings and
+// counts the notes it leaves out.
+func TestTextWithoutNotes(t *testing.T) {
+	src := testSources(t)
+	warn := envConflict()
+	warn.Severity = model.SeverityWarning
+	note := envConflict()
+	note.Severity = model.SeverityNote
+	var want, got strings.Builder
+	Text(&want, []model.Diagnostic{envConflict(), warn}, src, false)
+	n := TextWithoutNotes(&got, []model.Diagnostic{note, envConflict(), note, warn}, src, false)
+	if n != 2 || got.String() != want.String() {
+		t.Errorf("%d notes left out, want 2; wrote\n%s\nwant\n%s", n, got.String(), want.String())
+	}
+}

@@ -193,13 +193,7 @@ func NewJob(plan *model.Plan, src PlanEnv, nodes []model.Node, runs map[string][
 }
 
 // ComponentNames lists the plan's components in order.
-func ComponentNames(plan *model.Plan) []string {
-	out := make([]string, 0, len(plan.Components))
-	for i := range plan.Components {
-		out = append(out, plan.Components[i].Name)
-	}
-	return out
-}
+func ComponentNames(plan *model.Plan) []string { return plan.Names() }
 
 // InterpreterArgv replaces a bare `python`/`python3` program with the node
 // group's python_interpreter_path (semantics §6.3), when it sets one.

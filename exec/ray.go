@@ -21,8 +21,8 @@ type Ray struct {
 	// Python runs the driver on the head node: an interpreter that imports
 	// ray there ("": the one the head's Ray runs on, see raycli.Entrypoint).
 	Python string
-	// Nodes are the plan's nodes in order, which the driver checks the
-	// cluster's against before it starts anything.
+	// Nodes are the plan's nodes in order, as RayPreflight matched them to
+	// the cluster's; the driver checks that they are still there.
 	Nodes []RayNodeSpec
 	// Slots and Bundles make a slime launch: each worker's place among the
 	// placement group's sorted bundles; nil: RLinf mode.
@@ -35,10 +35,13 @@ type Ray struct {
 	CleanupWait, Poll time.Duration
 }
 
-// RayNodeSpec is one of the plan's nodes as the driver checks it.
+// RayNodeSpec is one of the plan's nodes as the driver checks it: the
+// Ray node it pins the node's workers to (RLinf mode), which must be alive
+// with this address and GPU count.
 type RayNodeSpec struct {
-	IP   string
-	GPUs int
+	NodeID string
+	IP     string
+	GPUs   int
 }
 
 // RayAPI is what the Ray backend needs of a Ray dashboard (NewRayAPI
@@ -135,7 +138,7 @@ func (b *Ray) Launch(ctx context.Context, job *Job, opt Options) (*Report, error
 func (b *Ray) plan(job *Job, grace time.Duration) *rayPlan {
 	nodes := make([]rayPlanNode, len(b.Nodes))
 	for i, n := range b.Nodes {
-		nodes[i] = rayPlanNode{IP: n.IP, GPUs: n.GPUs}
+		nodes[i] = rayPlanNode{NodeID: n.NodeID, IP: n.IP, GPUs: n.GPUs}
 	}
 	return newRayPlan(job, nodes, grace, b.Slots, b.Bundles)
 }

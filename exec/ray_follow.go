@@ -163,7 +163,9 @@ func (l *rayLaunch) signalled(ctx context.Context, sg os.Signal) {
 		if sig == syscall.SIGHUP || l.killed {
 			return
 		}
-		l.killed = true
+		// The driver kills whatever still runs at once: the summary must
+		// not say the grace ran.
+		l.killed, l.r.rep.Cut = true, true
 		if err := c.PutKey(ctx, rayKey(l.r.job.ID, "kill"), []byte(`{"kill":true}`)); err != nil {
 			l.r.notef("asking the driver to kill at once: %v", err)
 		}
@@ -177,6 +179,7 @@ func (l *rayLaunch) signalled(ctx context.Context, sg os.Signal) {
 	if err := c.StopJob(ctx, l.id); err != nil {
 		l.r.notef("stopping Ray job %s: %v", l.id, err)
 	}
+	graceNote(l.r.opt.Notef, sig, l.r.opt.grace())
 }
 
 // end reads how the launch ended, checks that nothing of it is left, and

@@ -9,8 +9,10 @@ import (
 	osexec "os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -318,4 +320,64 @@ func slimeTable(s string) map[string]string {
 		}
 	}
 	return out
+}
+
+// TestRayLiveSecondSignal: after the first SIGINT launch says it waits
+// the grace and that a second Ctrl-C ends it now; the second ends it at
+// once, the summary says the grace was cut short, and nothing is left.
+func TestRayLiveSecondSignal(t *testing.T) {
+	l := rayLive(t)
+	args := l.launchArgs(l.config(t), "--run", `*=sh -c 'trap "" INT TERM; echo up; while :; do sleep 1; done'`)
+	args[slices.Index(args, "--grace")+1] = "600s" // only the second signal can end it soon
+	cmd := osexec.Command(l.bin, args...)
+	stdout, _ := cmd.StdoutPipe()
+	stderr := &syncBuffer{}
+	cmd.Stderr = stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	sc := bufio.NewScanner(stdout)
+	if !sc.Scan() {
+		t.Fatalf("no worker line; stderr:\n%s", stderr.String())
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	note := "got SIGINT: waiting up to 10m0s (--grace) for the workers to stop; press Ctrl-C again to kill them now"
+	waitFor(t, time.Minute, "the grace note", func() bool { return strings.Contains(stderr.String(), note) })
+	_ = cmd.Process.Signal(syscall.SIGINT)
+	err := cmd.Wait()
+	out := stderr.String()
+	if code := cmd.ProcessState.ExitCode(); code != 130 {
+		t.Errorf("exit %v (%d), want 130:\n%s", err, code, out)
+	}
+	want := fmt.Sprintf("%d got SIGKILL at once: a second signal cut the grace period short", l.gpus)
+	if !strings.Contains(out, want) || strings.Contains(out, "after the grace period") || strings.Count(out, "press Ctrl-C again") != 1 {
+		t.Errorf("want %q once in the summary, and one note:\n%s", want, out)
+	}
+	id := regexp.MustCompile(`--stop (\S+)\)`).FindStringSubmatch(out)
+	if id == nil {
+		t.Fatalf("no launch id in:\n%s", out)
+	}
+	l.nothingLeft(t, id[1])
+}
+
+// syncBuffer is a command's stderr read while it runs.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -22,8 +22,10 @@ type rayPlan struct {
 	// driver which signal a stop forwards, and to kill at once.
 	StopKey string `json:"stop_key"`
 	KillKey string `json:"kill_key"`
-	// Nodes are the plan's nodes in order, which the cluster's (in RLinf's
-	// order) must equal.
+	// Nodes are the plan's nodes in order, each with the Ray node id that
+	// rlsolve's preflight found at its place in RLinf's order: the driver
+	// pins to these ids and only checks that each is alive, at its IP,
+	// with its GPUs (the order is decided in Go, topology's rules).
 	Nodes []rayPlanNode `json:"nodes"`
 	// Bundles is the slime placement group's size.
 	Bundles    int                `json:"bundles,omitempty"`
@@ -31,8 +33,9 @@ type rayPlan struct {
 }
 
 type rayPlanNode struct {
-	IP   string `json:"ip"`
-	GPUs int    `json:"gpus"`
+	NodeID string `json:"node_id,omitempty"`
+	IP     string `json:"ip"`
+	GPUs   int    `json:"gpus"`
 }
 
 type rayPlanComponent struct {

@@ -9,59 +9,146 @@ import (
 	"github.com/rlsolve/rlsolve/topology"
 )
 
-// RayPreflight compares the Ray cluster's live nodes (rows as the State
-// API lists them) with the plan's nodes: the same number, and the same
-// addresses with the same GPU counts. A difference is an error located at
-// the plan's node (its inventory entry) or at fallback; nothing may start.
-// The order is the driver's to check: it reads each raylet's
-// RLINF_NODE_RANK, which the State API does not show.
-func RayPreflight(address string, rows []byte, plan []model.Node, fallback model.Span) model.Diagnostics {
+// RayCluster is a live Ray cluster as the preflight compares it with the
+// plan.
+type RayCluster struct {
+	Address string
+	// Nodes are its live nodes; in RLinf's order when Ordered (topology's
+	// rules over each raylet's RLINF_NODE_RANK, which the probe reads).
+	Nodes   []model.Node
+	Ordered bool
+	// IDs are the Ray node ids by IP, the ones the driver pins actors to
+	// (nil: the driver needs none, slime mode).
+	IDs map[string]string
+}
+
+// RayClusterOf is the cluster as topology.DiscoverRay read it with the
+// probe and RLinf's order: the one order rule, topology's, in Go.
+func RayClusterOf(address string, live *topology.RayLive) RayCluster {
+	c := RayCluster{Address: address, Ordered: true, IDs: map[string]string{}}
+	for id, f := range live.Facts {
+		if f.IP != "" {
+			c.IDs[f.IP] = id
+		}
+	}
+	if live.Inventory != nil {
+		c.Nodes = liveNodes(live.Inventory.Nodes)
+	}
+	return c
+}
+
+// RayClusterOfRows is the cluster as the State API lists its nodes: the
+// set of nodes, no order (slime sorts its bundles itself).
+func RayClusterOfRows(address string, rows []byte, fallback model.Span) (RayCluster, model.Diagnostics) {
 	inv, ds, err := topology.ImportRayWith(address, rows, topology.RayOptions{RLinfOrder: true})
 	if err != nil {
-		return model.Diagnostics{rayNodesDiag(fallback, fmt.Sprintf("the Ray cluster at %s lists its nodes in a form rlsolve cannot read: %v", address, err), "")}
+		return RayCluster{}, model.Diagnostics{rayNodesDiag(fallback, fmt.Sprintf("the Ray cluster at %s lists its nodes in a form rlsolve cannot read: %v", address, err), "")}
 	}
 	if inv == nil {
-		return ds
+		return RayCluster{}, ds
 	}
+	return RayCluster{Address: address, Nodes: liveNodes(inv.Nodes)}, nil
+}
+
+func liveNodes(nodes []model.Node) []model.Node {
+	var out []model.Node
+	for _, n := range nodes {
+		if !n.Down {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// RayPreflight compares the live cluster with the plan's nodes: the same
+// addresses with the same GPU counts and, when the cluster is Ordered, in
+// the same order. A difference is an error located at the plan's node
+// (its inventory entry) or at fallback; nothing may start. It returns the
+// nodes as the driver pins to them.
+func RayPreflight(c RayCluster, plan []model.Node, fallback model.Span) ([]RayNodeSpec, model.Diagnostics) {
+	out := rayNodeSet(c, plan, fallback)
+	if len(out) > 0 {
+		return nil, out
+	}
+	specs := make([]RayNodeSpec, len(plan))
+	for i, n := range plan {
+		at := nodeSpan(n, fallback)
+		if c.Ordered && c.Nodes[i].IP != n.IP {
+			return nil, model.Diagnostics{rayNodesDiag(at, fmt.Sprintf("node %d is %s in the plan, but RLinf numbers the Ray cluster's nodes %s (by RLINF_NODE_RANK where the nodes set it, else the head node first and then IPs compared as strings): its node %d is %s",
+				i, n.IP, numbered(c.Nodes), i, c.Nodes[i].IP),
+				"plan against the live cluster (--inventory ray://HEAD:PORT numbers the nodes as RLinf does), or list the inventory's nodes in RLinf's order")}
+		}
+		specs[i] = RayNodeSpec{IP: n.IP, GPUs: n.AccelCount}
+		if c.IDs != nil {
+			if specs[i].NodeID = c.IDs[n.IP]; specs[i].NodeID == "" {
+				out = append(out, rayNodesDiag(at, fmt.Sprintf("node %d (%s) did not answer the probe: rlsolve cannot tell its RLINF_NODE_RANK or pin workers to it", i, n.IP), "check the node's raylet, then launch again"))
+			}
+		}
+	}
+	if len(out) > 0 {
+		return nil, out
+	}
+	return specs, nil
+}
+
+// rayNodeSet checks that the plan's nodes and the live ones are the same
+// addresses with the same GPU counts, whatever their order.
+func rayNodeSet(c RayCluster, plan []model.Node, fallback model.Span) model.Diagnostics {
 	live := map[string]int{}
 	var liveIPs []string
-	for _, n := range inv.Nodes {
-		if !n.Down {
-			live[n.IP] = n.AccelCount
-			liveIPs = append(liveIPs, n.IP)
-		}
+	for _, n := range c.Nodes {
+		live[n.IP] = n.AccelCount
+		liveIPs = append(liveIPs, n.IP)
 	}
 	var out model.Diagnostics
-	seen := map[string]bool{}
+	seen := map[string]int{}
 	for i, n := range plan {
-		at := fallback
-		if n.Span.File != "" {
-			at = n.Span
-		}
-		seen[n.IP] = true
+		at := nodeSpan(n, fallback)
 		gpus, ok := live[n.IP]
+		prev, dup := seen[n.IP]
 		switch {
 		case n.IP == "":
 			out = append(out, rayNodesDiag(at, fmt.Sprintf("node %d has no IP address, which the Ray backend matches to the cluster's nodes", i),
 				"give every node its ip: in the inventory, or plan against the live cluster with --inventory ray://HEAD:PORT"))
+		case dup:
+			out = append(out, rayNodesDiag(at, fmt.Sprintf("node %d has node %d's IP address (%s); the Ray backend tells nodes apart by address", i, prev, n.IP), ""))
 		case !ok:
-			out = append(out, rayNodesDiag(at, fmt.Sprintf("node %d (%s) is not a live node of the Ray cluster at %s (live: %s)", i, n.IP, address, strings.Join(liveIPs, ", ")), ""))
+			out = append(out, rayNodesDiag(at, fmt.Sprintf("node %d (%s) is not a live node of the Ray cluster at %s (live: %s)", i, n.IP, c.Address, strings.Join(liveIPs, ", ")), ""))
 		case gpus != n.AccelCount:
 			out = append(out, rayNodesDiag(at, fmt.Sprintf("node %d (%s) has %d GPU(s) in the plan but %d in the Ray cluster", i, n.IP, n.AccelCount, gpus), ""))
+		}
+		if n.IP != "" && !dup {
+			seen[n.IP] = i
 		}
 	}
 	var extra []string
 	for _, ip := range liveIPs {
-		if !seen[ip] {
+		if _, ok := seen[ip]; !ok {
 			extra = append(extra, ip)
 		}
 	}
 	if len(extra) > 0 {
 		slices.Sort(extra)
-		out = append(out, rayNodesDiag(fallback, fmt.Sprintf("the Ray cluster at %s has %d live node(s) the plan does not (%s); RLinf numbers every live node", address, len(extra), strings.Join(extra, ", ")),
+		out = append(out, rayNodesDiag(fallback, fmt.Sprintf("the Ray cluster at %s has %d live node(s) the plan does not (%s); RLinf numbers every live node", c.Address, len(extra), strings.Join(extra, ", ")),
 			"plan for every node of the cluster (num_nodes and the inventory), or launch on a cluster of the plan's nodes"))
 	}
 	return out
+}
+
+func nodeSpan(n model.Node, fallback model.Span) model.Span {
+	if n.Span.File != "" {
+		return n.Span
+	}
+	return fallback
+}
+
+// numbered lists nodes as "0=IP 1=IP ...".
+func numbered(nodes []model.Node) string {
+	parts := make([]string, len(nodes))
+	for i, n := range nodes {
+		parts[i] = fmt.Sprintf("%d=%s", i, n.IP)
+	}
+	return strings.Join(parts, " ")
 }
 
 func rayNodesDiag(at model.Span, summary, help string) model.Diagnostic {

@@ -163,7 +163,7 @@ func chunked(s string, n int) func(context.Context, func(string) error) error {
 	}
 }
 
-func rayLaunchTest(t *testing.T, f *fakeRay, b *Ray, sigs chan os.Signal) (*Report, *output, *output, string) {
+func rayLaunchTest(t *testing.T, f *fakeRay, b *Ray, sigs chan os.Signal, opts ...func(*Options)) (*Report, *output, *output, string) {
 	t.Helper()
 	if b == nil {
 		b = &Ray{}
@@ -172,7 +172,11 @@ func rayLaunchTest(t *testing.T, f *fakeRay, b *Ray, sigs chan os.Signal) (*Repo
 	b.Nodes = []RayNodeSpec{{IP: "10.0.0.1", GPUs: 2}, {IP: "10.0.0.2", GPUs: 2}}
 	var out, errOut output
 	logs := t.TempDir()
-	rep, err := b.Launch(context.Background(), rayJob(), Options{Stdout: &out, Stderr: &errOut, LogDir: logs, Grace: 2 * time.Second, Signals: sigs})
+	opt := Options{Stdout: &out, Stderr: &errOut, LogDir: logs, Grace: 2 * time.Second, Signals: sigs}
+	for _, o := range opts {
+		o(&opt)
+	}
+	rep, err := b.Launch(context.Background(), rayJob(), opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,12 +263,44 @@ func TestRayInterrupt(t *testing.T) {
 		})
 		return fn(rayMark + `{"event": "report", "report": ` + strings.ReplaceAll(report, "\n", "") + "}\n")
 	}
-	rep, _, _, _ := rayLaunchTest(t, f, nil, sigs)
+	var notes []string
+	b := &Ray{}
+	rep, _, _, _ := rayLaunchTest(t, f, b, sigs, func(o *Options) {
+		o.Notef = func(format string, args ...any) { notes = append(notes, fmt.Sprintf(format, args...)) }
+	})
 	if got := f.keys[rayKey("L1", "stop")]; got != `{"signal":"SIGTERM"}` {
 		t.Errorf("stop key %q", got)
 	}
-	if rep.ExitCode() != 128+15 || rep.Interrupted != syscall.SIGTERM || rep.Stopped != 2 || rep.Killed != 1 {
+	if rep.ExitCode() != 128+15 || rep.Interrupted != syscall.SIGTERM || rep.Stopped != 2 || rep.Killed != 1 || !rep.Cut {
 		t.Errorf("report %+v", rep)
+	}
+	// The note local and Slurm print, once: after the first signal.
+	all := strings.Join(notes, "\n")
+	if strings.Count(all, "got SIGTERM: waiting up to 2s (--grace) for the workers to stop; press Ctrl-C again to kill them now") != 1 {
+		t.Errorf("notes %q", notes)
+	}
+	if s := rep.Summary(); !strings.Contains(s, "1 got SIGKILL at once: a second signal cut the grace period short") || strings.Contains(s, "after the grace period") {
+		t.Errorf("summary %q", s)
+	}
+}
+
+// TestRayInterruptGraceRan: one signal, and a worker the driver had to
+// kill after the grace: the summary says the grace ran.
+func TestRayInterruptGraceRan(t *testing.T) {
+	f := newFakeRay()
+	sigs := make(chan os.Signal, 1)
+	report := `{"launch_id": "L1", "first": null, "interrupted": true, "error": "", "workers": [
+ {"component": "actor", "rank": 0, "started": true, "exit_code": -1, "signal": 2, "stopped": true, "killed": false},
+ {"component": "actor", "rank": 1, "started": true, "exit_code": -1, "signal": 9, "stopped": true, "killed": true}]}`
+	f.tail = func(ctx context.Context, fn func(string) error) error {
+		_ = fn("actor/0: up\n")
+		sigs <- syscall.SIGINT
+		<-f.stopped
+		return fn(rayMark + `{"event": "report", "report": ` + strings.ReplaceAll(report, "\n", "") + "}\n")
+	}
+	rep, _, _, _ := rayLaunchTest(t, f, nil, sigs)
+	if s := rep.Summary(); rep.Cut || !strings.Contains(s, "interrupted by SIGINT") || !strings.Contains(s, "1 needed SIGKILL after the grace period") {
+		t.Errorf("cut %v, summary %q", rep.Cut, s)
 	}
 }
 

@@ -151,10 +151,15 @@ func (s *supervisor) signalled(sg os.Signal) {
 	s.rep.Interrupted = sig
 	s.rep.Forwarded = forwardAs(sig)
 	s.stop(s.rep.Forwarded)
-	// Without this the grace period is silent: a user would think the
-	// launch hangs, and not know a second Ctrl-C ends it now.
-	if s.notef != nil {
-		s.notef("got %s: waiting up to %v (--grace) for the workers to stop; press Ctrl-C again to kill them now", signalName(sig), s.grace)
+	graceNote(s.notef, sig, s.grace)
+}
+
+// graceNote is what every backend says after the first signal. Without it
+// the grace period is silent: a user would think the launch hangs, and not
+// know a second Ctrl-C ends it now.
+func graceNote(notef func(format string, args ...any), sig syscall.Signal, grace time.Duration) {
+	if notef != nil {
+		notef("got %s: waiting up to %v (--grace) for the workers to stop; press Ctrl-C again to kill them now", signalName(sig), grace)
 	}
 }
 

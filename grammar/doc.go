@@ -27,7 +27,7 @@ func parseDoc(file string, data []byte, lim Limits) *doc {
 
 // yaml is the part of the limits the YAML reader enforces.
 func (l Limits) yaml() yamlpos.Limits {
-	return yamlpos.Limits{MaxFileBytes: l.MaxFileBytes, MaxDepth: l.MaxDepth, MaxNodes: l.MaxNodes, MaxStringBytes: l.MaxStringBytes}
+	return yamlpos.Limits{MaxFileBytes: l.MaxFileBytes, MaxDepth: l.MaxDepth, MaxNodes: l.MaxNodes, MaxStringBytes: l.MaxStringBytes, MaxExpandedBytes: l.MaxExpandedBytes}
 }
 
 // wrongKind reports a value of the wrong YAML type where a mapping or list

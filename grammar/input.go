@@ -98,19 +98,19 @@ func ReadSlimeCommand(arg string, in io.Reader, lim Limits) (text, source string
 	file, isFile := strings.CutPrefix(arg, "@")
 	switch {
 	case arg == "-" || isFile && file == "-":
-		data, err := io.ReadAll(io.LimitReader(in, int64(lim.MaxStringBytes)+1))
+		data, err := io.ReadAll(io.LimitReader(in, int64(lim.expanded())+1))
 		if err != nil {
 			return "", "", &model.Diagnostic{Code: model.CodeFileRead, Severity: model.SeverityError,
 				Summary: fmt.Sprintf("cannot read the slime command from standard input: %v", err), Primary: model.Span{File: "<stdin>"}}
 		}
-		if len(data) > lim.MaxStringBytes {
-			d := yamlpos.Limit{What: "the slime command on standard input", Max: lim.MaxStringBytes, Unit: " bytes"}.Diagnostic(model.Span{File: "<stdin>"}, "")
+		if len(data) > lim.expanded() {
+			d := yamlpos.Limit{What: "the slime command on standard input", Max: lim.expanded(), Unit: " bytes"}.Diagnostic(model.Span{File: "<stdin>"}, "")
 			return "", "", &d
 		}
 		return string(data), "<stdin>", nil
 	case isFile:
 		flim := lim
-		flim.MaxFileBytes = lim.MaxStringBytes
+		flim.MaxFileBytes = lim.expanded()
 		data, d := ReadFile(file, flim)
 		if d != nil {
 			return "", "", d

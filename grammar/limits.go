@@ -12,7 +12,10 @@ type Limits struct {
 	MaxRankValue      int // any single rank number
 	MaxProcesses      int // processes of one component
 	MaxTotalProcesses int // processes over all components
-	MaxStringBytes    int // one scalar
+	MaxStringBytes    int // one scalar as written (a placement solve writes at 65,536 nodes can pass 64 KiB; 256 KiB of ranks cost about 300 MB)
+	// MaxExpandedBytes bounds what a small input can multiply: a scalar
+	// after interpolation and a slime command (0: as MaxStringBytes).
+	MaxExpandedBytes int
 	// MaxComposedConfigs bounds the configs one Hydra defaults tree
 	// composes (each listing of a config composes it again).
 	MaxComposedConfigs int
@@ -28,7 +31,16 @@ var DefaultLimits = Limits{
 	MaxRankValue:      100_000_000,
 	MaxProcesses:      1 << 20,
 	MaxTotalProcesses: 2 << 20,
-	MaxStringBytes:    64 << 10,
+	MaxStringBytes:    256 << 10,
+	MaxExpandedBytes:  64 << 10,
 	// RLinf's examples compose at most a few dozen configs.
 	MaxComposedConfigs: 10_000,
+}
+
+// expanded is the bound on an interpolated scalar and a slime command.
+func (l Limits) expanded() int {
+	if l.MaxExpandedBytes > 0 {
+		return l.MaxExpandedBytes
+	}
+	return l.MaxStringBytes
 }

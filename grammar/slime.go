@@ -184,8 +184,8 @@ func parseSlimeFlags(s string, loc *slimeLocator, lim Limits, opt ScriptOptions)
 	whole := loc.span(0, max(len(s), 1))
 	p.cfg = &model.SlimeConfig{Source: loc.file, Span: whole, End: loc.span(len(s), len(s)), Appendable: loc.at == nil}
 	p.cfg.End.EndCol = p.cfg.End.Col // an insertion point
-	if len(s) > lim.MaxStringBytes {
-		p.diags = append(p.diags, yamlpos.Limit{What: "the slime command", Size: strconv.Itoa(len(s)), Max: lim.MaxStringBytes, Unit: " bytes"}.Diagnostic(whole, "too long"))
+	if len(s) > lim.expanded() {
+		p.diags = append(p.diags, yamlpos.Limit{What: "the slime command", Size: strconv.Itoa(len(s)), Max: lim.expanded(), Unit: " bytes"}.Diagnostic(whole, "too long"))
 		return nil, p.diags
 	}
 	ev := evalScript(loc.file, s, opt)

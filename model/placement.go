@@ -130,6 +130,24 @@ func (p *Plan) Component(name string) *ComponentPlan {
 	return nil
 }
 
+// Names lists the plan's components in order.
+func (p *Plan) Names() []string {
+	out := make([]string, 0, len(p.Components))
+	for i := range p.Components {
+		out = append(out, p.Components[i].Name)
+	}
+	return out
+}
+
+// ClassNames lists the placement classes' names, in Classes' order.
+func ClassNames() []string {
+	out := make([]string, len(Classes))
+	for i, k := range Classes {
+		out[i] = string(k.Class)
+	}
+	return out
+}
+
 // Classes lists the placement classes with the RLinf class each stands for.
 var Classes = []struct {
 	Class PlacementClass

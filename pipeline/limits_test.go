@@ -406,3 +406,24 @@ func TestLimitNonRegularFile(t *testing.T) {
 		refused(t, o, 2, model.CodeLimit, "rlsolve reads at most")
 	})
 }
+
+// At the default limits a scalar as written may pass 64 KiB (solve writes
+// placement strings that long at 65,536 nodes, and must read them back),
+// while a scalar that interpolation expands, and so multiplies, may not.
+func TestLimitStringWrittenAndExpanded(t *testing.T) {
+	var ranks []string
+	for r := 0; r < 8192*8; r += 2 {
+		ranks = append(ranks, fmt.Sprint(r))
+	}
+	list := strings.Join(ranks, ",")
+	if len(list) <= 64<<10 {
+		t.Fatalf("the placement is %d bytes, want more than 64 KiB", len(list))
+	}
+	if o := check(placement(8192, "    actor: \""+list+"\"\n"), grammar.DefaultLimits); exitCode(o) != 0 {
+		t.Errorf("a %d-byte placement: %v", len(list), o.Diagnostics)
+	}
+	// 17 references to a 4 KiB value expand to 68 KiB.
+	value := strings.Repeat("x", 4<<10)
+	src := placement(1, "    actor: ${big}\n") + "note: " + value + "\nbig: \"" + strings.Repeat("${note}", 17) + "\"\n"
+	refused(t, check(src, grammar.DefaultLimits), 1, model.CodeLimit, "with its interpolations expanded is over the limit; rlsolve reads at most 65536 bytes")
+}

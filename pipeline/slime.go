@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"io"
 	"path/filepath"
 
 	"github.com/rlsolve/rlsolve/grammar"
@@ -178,4 +179,14 @@ func Check(file, slimeFlags string, opt Options) (*Outcome, *SlimeOutcome) {
 		return so.Outcome, so
 	}
 	return CheckBytes(file, data, opt), nil
+}
+
+// ReadSlimeCommand reads --slime (its @FILE or @- form, from stdin) once
+// for all files; the outcome says why when it cannot be read (exit 2).
+func ReadSlimeCommand(flag string, stdin io.Reader) (text, source string, bad *Outcome) {
+	text, source, d := grammar.ReadSlimeCommand(flag, stdin, grammar.DefaultLimits)
+	if d != nil {
+		return "", "", &Outcome{File: d.Primary.File, Diagnostics: model.Diagnostics{*d}, IOError: true}
+	}
+	return text, source, nil
 }

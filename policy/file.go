@@ -163,3 +163,18 @@ func (s *Settings) readCodes(doc *yamlpos.Doc, e yamlpos.Entry, lvl Level) {
 		}
 	}
 }
+
+// DefaultInventory is the inventory of a command line that names none:
+// $RLSOLVE_INVENTORY, else the inventory: of the .rlsolve.yaml nearest
+// config (or the working directory's, config ""). What is wrong with that
+// file is reported with each config, not here.
+func DefaultInventory(config string, getenv func(string) string) string {
+	if env := getenv("RLSOLVE_INVENTORY"); env != "" {
+		return env
+	}
+	if config == "" {
+		config = filepath.Join(".", "config")
+	}
+	s, _, _, _ := Beside(config)
+	return s.Inventory
+}

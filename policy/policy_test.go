@@ -346,3 +346,28 @@ func TestFind(t *testing.T) {
 		t.Errorf("the nearest file wins whole: %+v", s)
 	}
 }
+
+// $RLSOLVE_INVENTORY wins over the .rlsolve.yaml beside the config.
+func TestDefaultInventory(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, FileName), []byte("inventory: cluster.yaml\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	config := filepath.Join(dir, "train.yaml")
+	none := func(string) string { return "" }
+	if got := DefaultInventory(config, none); got != filepath.Join(dir, "cluster.yaml") && got != "cluster.yaml" {
+		t.Errorf("beside: %q", got)
+	}
+	env := func(k string) string {
+		if k == "RLSOLVE_INVENTORY" {
+			return "env.yaml"
+		}
+		return ""
+	}
+	if got := DefaultInventory(config, env); got != "env.yaml" {
+		t.Errorf("with $RLSOLVE_INVENTORY: %q", got)
+	}
+	if got := DefaultInventory(filepath.Join(t.TempDir(), "x.yaml"), none); got != "" {
+		t.Errorf("no settings file: %q", got)
+	}
+}

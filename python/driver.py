@@ -43,38 +43,30 @@ def emit(kind, out=None, **fields):
     out.flush()
 
 
-# ---- the cluster's order, as RLinf and slime see it ----
+# ---- the cluster's nodes, and slime's bundle order ----
 
 
-def order_nodes(probes, driver_ip):
-    """Orders the nodes as RLinf's Cluster does (spec/ray.md §1): every
-    node's RLINF_NODE_RANK set: by rank, which must be 0..n-1; none set: by
-    IP as a string, the driver's node first. A mix is refused."""
-    ranked = [p for p in probes if p.get("rank") not in (None, "")]
-    if ranked and len(ranked) != len(probes):
-        unset = sorted(p["ip"] for p in probes if p.get("rank") in (None, ""))
-        raise LaunchError("RLINF_NODE_RANK is set on some nodes and not on %s: set it on every node or none" % ", ".join(unset))
-    if not ranked:
-        return sorted(probes, key=lambda p: (p["ip"] != driver_ip, p["ip"]))
-    try:
-        out = sorted(probes, key=lambda p: int(p["rank"]))
-    except ValueError:
-        bad = [p for p in probes if not str(p["rank"]).strip().lstrip("-").isdigit()]
-        raise LaunchError("RLINF_NODE_RANK=%r on %s is not a number" % (bad[0]["rank"], bad[0]["ip"]))
-    ranks = [int(p["rank"]) for p in out]
-    if ranks != list(range(len(out))):
-        raise LaunchError("the nodes' RLINF_NODE_RANK are %s, not 0..%d" % (ranks, len(out) - 1))
-    return out
-
-
-def check_order(ordered, plan_nodes):
-    """Raises LaunchError unless the ordered nodes are the plan's: the same
-    count, and node by node the same IP and GPU count."""
-    got = ["%s (%d GPU)" % (p["ip"], p["gpus"]) for p in ordered]
-    want = ["%s (%d GPU)" % (n["ip"], n["gpus"]) for n in plan_nodes]
-    if got != want:
-        raise LaunchError("the cluster's nodes in RLinf's order are [%s], the plan's are [%s]: "
-                          "plan against this cluster (--inventory ray://HEAD:PORT)" % (", ".join(got), ", ".join(want)))
+def check_nodes(ray_nodes, plan_nodes, used):
+    """Raises LaunchError unless every plan node a worker is pinned to
+    (indices in used) is an alive Ray node with the plan's IP and GPU count.
+    rlsolve matched the plan's nodes to these node ids, in RLinf's order,
+    before it submitted the job (its preflight, with topology's rules over
+    each raylet's RLINF_NODE_RANK); this only sees that they are still
+    there. ray_nodes is what ray.nodes() returns."""
+    by_id = {n["NodeID"]: n for n in ray_nodes if n.get("Alive")}
+    problems = []
+    for i in sorted(used):
+        want = plan_nodes[i]
+        n = by_id.get(want.get("node_id"))
+        gpus = int(n.get("Resources", {}).get("GPU", 0)) if n else 0
+        if n is None:
+            problems.append("node %d (%s) is no longer alive (Ray node %s)" % (i, want["ip"], want.get("node_id") or "unknown"))
+        elif n.get("NodeManagerAddress") != want["ip"]:
+            problems.append("node %d: Ray node %s is at %s, the plan's node at %s" % (i, want["node_id"], n.get("NodeManagerAddress"), want["ip"]))
+        elif gpus != want["gpus"]:
+            problems.append("node %d (%s) has %d GPU(s), the plan's %d" % (i, want["ip"], gpus, want["gpus"]))
+    if problems:
+        raise LaunchError("the cluster changed since rlsolve checked it: %s; launch again" % "; ".join(problems))
 
 
 def ip_key(ip):
@@ -239,6 +231,7 @@ class Worker:
         self.killed = False
         self.ip = ""
         self.pending = None  # the outstanding read
+        self.stop_ref = None  # the outstanding stop: whether it needed SIGKILL
         self.ended = 0.0  # seconds from the driver's start to its end
 
     def result(self):
@@ -265,42 +258,18 @@ class Driver:
         self.interrupted = False
         self.stop_sig = signal.SIGTERM
         self.pg = None
-        self.probes = None  # RLinf mode: (alive nodes, their probes' refs)
         self.error = ""
         self.t0 = time.monotonic()
 
     # -- placement --
 
-    def probe_nodes(self):
-        """RLinf mode: the plan's nodes by address (node index -> node id),
-        and one probe per alive node, pinned there, for its IP and
-        RLINF_NODE_RANK: check_probes orders them as RLinf does and checks
-        that order against the plan. The probes run while the actors are
-        created; no program starts before the check."""
-        ray = self.ray
-        from ray.util.scheduling_strategies import NodeAffinitySchedulingStrategy
-
-        @ray.remote(num_cpus=0)
-        def probe():
-            return ray.util.get_node_ip_address(), os.environ.get("RLINF_NODE_RANK")
-
-        alive = [n for n in ray.nodes() if n.get("Alive")]
-        by_ip = {n["NodeManagerAddress"]: n["NodeID"] for n in alive}
-        missing = [n["ip"] for n in self.plan["nodes"] if n["ip"] not in by_ip]
-        if missing:
-            raise LaunchError("the plan's nodes %s are not alive nodes of this cluster (alive: %s)" % (", ".join(missing), ", ".join(sorted(by_ip))))
-        refs = [probe.options(scheduling_strategy=NodeAffinitySchedulingStrategy(n["NodeID"], soft=False)).remote() for n in alive]
-        self.probes = (alive, refs)
-        return [by_ip[n["ip"]] for n in self.plan["nodes"]]
-
-    def check_probes(self):
-        """Orders the probed nodes as RLinf does and checks them against
-        the plan (LaunchError when they differ)."""
-        alive, refs = self.probes
-        probes = []
-        for n, (ip, rank) in zip(alive, self.ray.get(refs)):
-            probes.append({"node_id": n["NodeID"], "ip": ip, "rank": rank, "gpus": int(n.get("Resources", {}).get("GPU", 0))})
-        check_order(order_nodes(probes, self.ray.util.get_node_ip_address()), self.plan["nodes"])
+    def pinned_nodes(self):
+        """RLinf mode: the Ray node id of each plan node, as rlsolve found
+        them; checks that those the workers use are still alive as planned
+        (LaunchError: nothing has started)."""
+        nodes = self.plan["nodes"]
+        check_nodes(self.ray.nodes(), nodes, {w.spec["node"] for w in self.workers})
+        return [n.get("node_id") for n in nodes]
 
     def rlinf_options(self, node_ids):
         """Each worker's actor options: named, pinned hard to its node, no
@@ -360,12 +329,10 @@ class Driver:
         if self.plan.get("mode") == "slime":
             opts = self.slime_options()
         else:
-            opts = self.rlinf_options(self.probe_nodes())
+            opts = self.rlinf_options(self.pinned_nodes())
         for w, o in zip(self.workers, opts):
             w.actor = runner.options(**o).remote(w.name)
         nodes = [w.actor.node.remote() for w in self.workers]
-        if self.probes:
-            self.check_probes()
         # Only each component's rank 0 is waited for (its port is the
         # component's MASTER_PORT); the other starts queue behind their
         # actors' creation.
@@ -444,10 +411,23 @@ class Driver:
                     w.pending = w.actor.read.remote(0.5)
                     continue
                 w.code, w.ended = status, time.monotonic() - self.t0
+                w.killed = w.killed or self.needed_kill(w)
                 live.remove(w)
                 if status != 0:
                     self.failed(w)
             self.overdue(live)
+
+    def needed_kill(self, w):
+        """Whether stopping w took SIGKILL after the grace: its actor's stop
+        says so when it returns, which it does as the program ends (the
+        summary must say the grace ran out, not that the workers stopped)."""
+        if w.stop_ref is None:
+            return False
+        try:
+            ready, _ = self.ray.wait([w.stop_ref], timeout=1.0)
+            return bool(ready) and self.ray.get(ready[0]) is True
+        except Exception:  # the actor died: its program went with it
+            return False
 
     def poll_control(self, control):
         if control is None:

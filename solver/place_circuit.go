@@ -1,6 +1,8 @@
 package solver
 
 import (
+	"math/bits"
+
 	"github.com/go-air/gini/logic"
 	"github.com/go-air/gini/z"
 )
@@ -104,4 +106,22 @@ func value(val func(z.Lit) bool, c *logic.C, x []z.Lit) int {
 		}
 	}
 	return n
+}
+
+// less is the number n - x for a number x that is never above n: n+1
+// plus x's complement, in n's width (x's bits past it are always false).
+func less(c *logic.C, n int, x []z.Lit) []z.Lit {
+	w := bits.Len(uint(n))
+	k, nx := make([]z.Lit, w), make([]z.Lit, w)
+	for i := range nx {
+		k[i], nx[i] = c.F, c.T
+		if (n+1)>>i&1 == 1 {
+			k[i] = c.T
+		}
+		if i < len(x) {
+			nx[i] = x[i].Not()
+		}
+	}
+	out := add(c, k, nx)
+	return out[:min(len(out), w)]
 }

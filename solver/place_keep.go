@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"math/bits"
 	"sort"
 	"strings"
 
@@ -9,35 +8,35 @@ import (
 	"github.com/rlsolve/rlsolve/rules"
 )
 
-// keepPlan is, per worker of the previous plan, whether it moves; a
-// lower bound on how many must; and, to try first, the workers that a best
-// keep set of each demand alone keeps. A worker stays when the new
-// placement gives its rank exactly its old node and devices: rank r holds
-// the r-th share of the devices in position order, so it stays when its
-// old devices are taken and exactly share*r devices come before them.
+// keepPlan is the number of workers of the previous plan that move; a
+// lower bound on it; and, to try first, the workers that a best keep set
+// of each demand alone keeps. A worker stays when the new placement gives
+// its rank exactly its old node and devices: rank r holds share k =
+// r/perDevice of the devices in position order, so it stays when its old
+// devices are taken and exactly share*k devices come before them (counted
+// per block: place_keep_blocks.go).
 func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, assume []z.Lit, fits map[int]keepFit) {
 	fits = map[int]keepFit{}
+	blocks := map[*demandVars]*keepBlocks{}
+	var stayed [][]z.Lit
+	total := 0
 	for i, d := range in.sp.Demands {
 		workers := previousOf(prev, d.Name)
 		v := in.rootVars(i)
 		if v == nil || len(workers) == 0 {
 			continue
 		}
+		if blocks[v] == nil {
+			blocks[v] = newKeepBlocks(in, v)
+		}
 		share, perDevice := in.share(i)
-		need := make([]int, 0, len(workers))
 		pos := make([][]int, len(workers))
 		for r, w := range workers {
 			pos[r] = v.positions(w)
-			if len(pos[r]) > 0 {
-				need = append(need, pos[r][0])
-			}
 		}
-		prefix := v.prefixCounts(in, need)
-		stays := make([]z.Lit, len(workers))
-		for r := range workers {
-			stays[r] = in.stays(v, pos[r], prefix, r, share, perDevice)
-			moved = append(moved, stays[r].Not())
-		}
+		stays, counts := in.keepStays(blocks[v], pos, share, perDevice)
+		stayed = append(stayed, counts...)
+		total += len(workers)
 		n := in.newChunks(d, share, perDevice, len(workers))
 		kept := v.bestKeep(in, pos, share, perDevice, n)
 		lb += len(workers) - len(kept)
@@ -48,7 +47,10 @@ func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, a
 			fits[i] = keepFit{kept: kept, pos: pos, share: share, perDevice: perDevice, chunks: n}
 		}
 	}
-	return moved, lb, assume, fits
+	if total == 0 {
+		return nil, 0, nil, fits
+	}
+	return less(in.c, total, sum(in.c, stayed)), lb, assume, fits
 }
 
 // keepFit is what a root's keep guess is made of: the workers kept (in
@@ -126,61 +128,6 @@ func (in *instance) newChunks(d *rules.Demand, share, perDevice, old int) int {
 	return (old + perDevice - 1) / perDevice
 }
 
-// bestKeep is a largest set of workers (by rank) that can all stay, as
-// far as the devices available between them allow. Worker r holds share
-// k = r/perDevice: kept workers a < b either hold the same share (the
-// same devices) or leave at least share*(k_b-k_a-1) available devices
-// between them for the shares in between; share*k_b before the first, and
-// share*(n-1-k_b) after the last. It relaxes what the other components
-// take, so the set's size bounds what any placement keeps.
-func (v *demandVars) bestKeep(in *instance, pos [][]int, share, perDevice, n int) []int {
-	avail := []int{0} // avail[p]: available positions before p
-	for _, ls := range v.lit {
-		for _, m := range ls {
-			a := avail[len(avail)-1]
-			if m != in.c.F {
-				a++
-			}
-			avail = append(avail, a)
-		}
-	}
-	between := func(from, to int) int { return avail[max(to, 0)] - avail[min(from+1, len(avail)-1)] }
-	follows := func(a, b int) bool {
-		ka, kb := a/perDevice, b/perDevice
-		if ka == kb {
-			return pos[a][0] == pos[b][0]
-		}
-		last := pos[a][len(pos[a])-1]
-		return last < pos[b][0] && between(last, pos[b][0]) >= share*(kb-ka-1)
-	}
-	best := make([]int, len(pos))
-	from := make([]int, len(pos))
-	top, topAt := 0, -1
-	for r := range pos {
-		best[r], from[r] = -1, -1
-		k := r / perDevice
-		if len(pos[r]) != share || k >= n || !v.available(in, pos[r]) {
-			continue
-		}
-		if avail[pos[r][0]] >= share*k {
-			best[r] = 1
-		}
-		for a := 0; a < r; a++ {
-			if best[a] > 0 && best[a]+1 > best[r] && follows(a, r) {
-				best[r], from[r] = best[a]+1, a
-			}
-		}
-		if best[r] > top && avail[len(avail)-1]-avail[pos[r][len(pos[r])-1]+1] >= share*(n-1-k) {
-			top, topAt = best[r], r
-		}
-	}
-	var kept []int
-	for r := topAt; r >= 0; r = from[r] {
-		kept = append(kept, r)
-	}
-	return kept
-}
-
 // previousOf finds a demand's workers in the previous plan by any of its
 // names.
 func previousOf(prev map[string][]Worker, names string) []Worker {
@@ -235,52 +182,26 @@ func (v *demandVars) positions(w Worker) []int {
 	return nil
 }
 
-// prefixCounts gives, for each position asked, the number of devices the
-// root takes before it, as one running sum.
-func (v *demandVars) prefixCounts(in *instance, at []int) map[int][]z.Lit {
-	sort.Ints(at)
-	var flat []z.Lit
-	for _, ls := range v.lit {
-		flat = append(flat, ls...)
-	}
-	out := map[int][]z.Lit{}
-	var run []z.Lit
-	next := 0
-	// The sum never exceeds the root's positions: bits past that many are
-	// false, and kept, each add would widen the sum by its carry, making
-	// the counters quadratic in the workers.
-	width := bits.Len(uint(len(flat)))
-	for _, p := range at {
-		if _, ok := out[p]; ok {
-			continue
-		}
-		if p > next {
-			run = add(in.c, run, popcount(in.c, flat[next:p]))
-			run = run[:min(len(run), width)]
-			next = p
-		}
-		out[p] = run
-	}
-	return out
-}
-
-// stays is true when worker r keeps its old devices.
-func (in *instance) stays(v *demandVars, pos []int, prefix map[int][]z.Lit, r, share, perDevice int) z.Lit {
-	c := in.c
-	if len(pos) != share {
-		return c.F
-	}
-	ls := []z.Lit{eq(c, prefix[pos[0]], r/perDevice*share)}
-	for _, p := range pos {
-		ls = append(ls, v.flat(p))
-	}
-	return c.Ands(ls...)
-}
-
 // flat is the literal at a flat position.
 func (v *demandVars) flat(p int) z.Lit {
-	b := sort.Search(len(v.pos), func(i int) bool { return v.pos[i] > p }) - 1
+	b := v.blockOf(p)
 	return v.lit[b][p-v.pos[b]]
+}
+
+// availBefore[p] is the number of positions before p the root may take
+// (p up to and including the number of positions).
+func (v *demandVars) availBefore(in *instance) []int {
+	avail := []int{0}
+	for _, ls := range v.lit {
+		for _, m := range ls {
+			a := avail[len(avail)-1]
+			if m != in.c.F {
+				a++
+			}
+			avail = append(avail, a)
+		}
+	}
+	return avail
 }
 
 // available says whether the root may take every position of ps.

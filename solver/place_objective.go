@@ -264,11 +264,10 @@ func (in *instance) spreadBound() int {
 // the best keep set of each component alone assumed, which is optimal when
 // it holds (it meets the lower bound).
 func (o *optimizer) keep() int {
-	moved, lb, assume, fits := o.in.keepPlan(o.opt.Previous)
-	if len(moved) == 0 {
+	x, lb, assume, fits := o.in.keepPlan(o.opt.Previous)
+	if len(x) == 0 {
 		return 0
 	}
-	x := popcount(o.in.c, moved)
 	o.in.flush(x...)
 	if guess, ok := o.in.guessWith(nil, o.in.keepFitter(fits)); ok {
 		// Built from the lowest free devices, as pack's guess is.

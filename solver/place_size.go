@@ -16,11 +16,13 @@ const MaxInstance = 30_000_000
 // Per-device costs of the encoding, measured on bench/scale.sh's cases
 // (TestEstimateBoundsInstance keeps them honest): a device literal, its
 // block's popcount tree, run and unit gates (three clauses per gate); a
-// clause per pair of roots that may share a device; the rank counter and
-// equality of one kept worker, per bit of a count of devices.
+// clause per pair of roots that may share a device; keep's prefix sum,
+// offset and comparison per block and bit of a count of devices, and its
+// test and sum per worker (place_keep_blocks.go).
 const (
-	costPerDevice    = 100
-	costPerWorkerBit = 12
+	costPerDevice       = 100
+	costPerKeepBlockBit = 30
+	costPerKeepWorker   = 20
 )
 
 // The node encoding's costs, measured the same way: a unit literal, its
@@ -49,9 +51,9 @@ func (e *SizeError) Error() string {
 }
 
 // estimate is the size of newInstanceBy(sp, explain, enc) (with the keep
-// objective's counters for workers previous workers), from the blocks
-// alone: no literal is made. For the node encoding, devices counts the
-// unit choices.
+// objective's counters for workers previous workers: every root's blocks
+// counted, as any may hold one), from the blocks alone: no literal is
+// made. For the node encoding, devices counts the unit choices.
 func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, devices, pairs int) {
 	if enc == byNode {
 		size, devices = estimateNodes(sp)
@@ -62,6 +64,7 @@ func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, d
 		typ  string
 	}
 	takers := map[where]int{}
+	blocks := 0
 	perNode := map[where]int{}
 	for i, d := range sp.Demands {
 		if sp.Root(i) != i || d.With >= 0 || d.WithPlaced >= 0 {
@@ -77,6 +80,7 @@ func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, d
 				takers[key]++
 			}
 			seen[key] = true
+			blocks++
 			devices += b.Cap
 			perNode[key] = max(perNode[key], b.Local0+b.Cap)
 		}
@@ -96,7 +100,10 @@ func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, d
 	if explain {
 		factsPerPair = 3 // own devices twice, and apart_from
 	}
-	size = costPerDevice*devices + factsPerPair*pairs + costPerWorkerBit*bits.Len(uint(devices))*workers
+	size = costPerDevice*devices + factsPerPair*pairs
+	if workers > 0 {
+		size += costPerKeepBlockBit*bits.Len(uint(devices))*blocks + costPerKeepWorker*workers
+	}
 	return size, devices, pairs
 }
 

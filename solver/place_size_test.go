@@ -52,16 +52,20 @@ func TestEstimateBoundsInstance(t *testing.T) {
 		// node's devices.
 		{"6 plain components on 16 nodes of 72 GPUs", wideSpace(t, 16, 72, 6, 144), PlaceOptions{}},
 	}
-	first, err := Place(benchSpace(t, 32, false, nil), PlaceOptions{})
-	if err != nil || first.Diagnostics.HasErrors() {
-		t.Fatalf("first placement: %v %v", err, first.Diagnostics)
+	// keep at two scales: its per-block counters grow with the blocks and
+	// the width of a count, its per-worker tests with the workers.
+	for _, nodes := range []int{32, 256} {
+		first, err := Place(benchSpace(t, nodes, false, nil), PlaceOptions{})
+		if err != nil || first.Diagnostics.HasErrors() {
+			t.Fatalf("first placement: %v %v", err, first.Diagnostics)
+		}
+		prev := benchWorkers(benchSpace(t, nodes, false, nil), first)
+		cases = append(cases, struct {
+			name string
+			sp   *rules.Space
+			opt  PlaceOptions
+		}{fmt.Sprintf("bench %d nodes, keep", nodes), benchSpace(t, nodes, false, []int{3}), PlaceOptions{Objective: ObjectiveKeep, Previous: prev}})
 	}
-	prev := benchWorkers(benchSpace(t, 32, false, nil), first)
-	cases = append(cases, struct {
-		name string
-		sp   *rules.Space
-		opt  PlaceOptions
-	}{"bench 32 nodes, keep", benchSpace(t, 32, false, []int{3}), PlaceOptions{Objective: ObjectiveKeep, Previous: prev}})
 	for _, c := range cases {
 		workers := 0
 		for _, ws := range c.opt.Previous {

@@ -115,6 +115,7 @@ func Load(file string, data []byte) (*Spec, model.Diagnostics) {
 		}
 		s.NumNodes, s.Inventory = cfg.NumNodes, cfg.Inventory
 	}
+	r.record(s, file, cfg)
 	if task == TaskReasoning {
 		r.reasoning(s, cfg)
 	} else {

@@ -7,8 +7,9 @@ import (
 	"testing"
 )
 
-// FuzzLoadSuggest: no config makes Load or Suggest panic, and suggestions
-// come best first with non-negative costs.
+// FuzzLoadSuggest: no config makes Load or Suggest panic, suggestions
+// come best first with non-negative costs, and refusals are located in
+// the config.
 func FuzzLoadSuggest(f *testing.F) {
 	data, err := os.ReadFile(filepath.Join("..", "testdata", "conformance", "autoplace.json"))
 	if err != nil {
@@ -55,6 +56,12 @@ func FuzzLoadSuggest(f *testing.F) {
 		res, err := Suggest(spec, cl, Options{Top: 2})
 		if err != nil {
 			return
+		}
+		// A refusal is said in the user's file, never the generated one.
+		for _, r := range res.Refusals {
+			if r.Diagnostic.Code == "" || r.Diagnostic.Primary.File == checkedName {
+				t.Fatalf("refusal %+v", r)
+			}
 		}
 		for i, s := range res.Suggestions {
 			if s.TotalCost < 0 || i > 0 && s.TotalCost < res.Suggestions[i-1].TotalCost {

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/model"
 	"go.yaml.in/yaml/v3"
 )
 
@@ -89,6 +91,35 @@ type suggestionDoc struct {
 	Checked            bool         `json:"checked" yaml:"checked"`
 }
 
+// refusalDoc is a mode without a suggestion and the diagnostic that says
+// why, in check's JSON form.
+type refusalDoc struct {
+	Mode       string              `json:"mode"`
+	Diagnostic diag.JSONDiagnostic `json:"diagnostic"`
+}
+
+// MarshalYAML writes the refusal under its JSON names, in their order:
+// JSON is YAML, read back as block style.
+func (r refusalDoc) MarshalYAML() (any, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, err
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(b, &doc); err != nil {
+		return nil, err
+	}
+	blockStyle(&doc)
+	return doc.Content[0], nil
+}
+
+func blockStyle(n *yaml.Node) {
+	n.Style = 0
+	for _, c := range n.Content {
+		blockStyle(c)
+	}
+}
+
 // Document is a run's suggestions as `--output json|yaml` writes them.
 type Document struct {
 	FormatVersion  string          `json:"format_version" yaml:"format_version"`
@@ -103,8 +134,12 @@ type Document struct {
 	Priced         int             `json:"layouts_priced" yaml:"layouts_priced"`
 	Valid          int             `json:"layouts_valid" yaml:"layouts_valid"`
 	Suggestions    []suggestionDoc `json:"suggestions" yaml:"suggestions"`
-	Notes          []string        `json:"notes" yaml:"notes"`
-	Warnings       []string        `json:"warnings" yaml:"warnings"`
+	// Unchanged is true when the best suggestion is the config's own
+	// layout; Refused says why each mode without a suggestion has none.
+	Unchanged bool         `json:"unchanged" yaml:"unchanged"`
+	Refused   []refusalDoc `json:"refused" yaml:"refused"`
+	Notes     []string     `json:"notes" yaml:"notes"`
+	Warnings  []string     `json:"warnings" yaml:"warnings"`
 }
 
 func optFloat(x float64) *float64 {
@@ -132,6 +167,11 @@ func NewDocument(res *Result, spec *Spec, notes []string) Document {
 	}
 	if d.Warnings == nil {
 		d.Warnings = []string{}
+	}
+	d.Unchanged = res.Unchanged
+	d.Refused = []refusalDoc{}
+	for _, r := range res.Refusals {
+		d.Refused = append(d.Refused, refusalDoc{Mode: r.Mode, Diagnostic: diag.JSON([]model.Diagnostic{r.Diagnostic})[0]})
 	}
 	for i, s := range res.Suggestions {
 		sd := suggestionDoc{Rank: i + 1, Mode: s.Mode, TotalCost: s.TotalCost, ComponentPlacement: placementDoc(s.Placement),
@@ -185,18 +225,19 @@ func WriteText(w io.Writer, res *Result) {
 	} else {
 		fmt.Fprintf(w, "s/group: a stage's modeled seconds per prompt group on its GPUs\n")
 	}
+	writeRefusals(w, res)
 	for i, s := range res.Suggestions {
-		fmt.Fprintf(w, "\n#%d  %s, %.6g s per iteration%s\n", i+1, s.Mode, s.TotalCost, versus(res, s, i))
-		rows := [][]string{{"stage", "GPUs", "range", unit, ""}}
-		for _, st := range s.Stages {
-			mark := ""
-			if st.Name == s.Bottleneck {
-				mark = "bottleneck"
-			}
-			rows = append(rows, []string{st.Name, strconv.Itoa(st.GPUs), fmt.Sprintf("%d-%d", st.First, st.Last), fmt.Sprintf("%.6g", st.Cost), mark})
+		current := i == 0 && res.Unchanged
+		mark := ""
+		if current {
+			mark = ", the file's layout"
 		}
-		writeRows(w, "    ", rows)
-		fmt.Fprintf(w, "    %s\n", s.Formula)
+		fmt.Fprintf(w, "\n#%d  %s, %.6g s per iteration%s%s\n", i+1, s.Mode, s.TotalCost, mark, versus(res, s, i))
+		writeStages(w, s, unit)
+		if current {
+			fmt.Fprintf(w, "    (the config's component_placement already places it so)\n")
+			continue
+		}
 		fmt.Fprintf(w, "    cluster:\n      num_nodes: %d\n      component_placement:\n", s.NumNodes)
 		for _, e := range s.Placement {
 			v := e.Value
@@ -206,6 +247,43 @@ func WriteText(w io.Writer, res *Result) {
 			fmt.Fprintf(w, "        %s: %s\n", e.Key, v)
 		}
 	}
+}
+
+// writeRefusals says why a mode has no suggestion, a located line each,
+// and when the best suggestion is the file's own layout.
+func writeRefusals(w io.Writer, res *Result) {
+	for _, r := range res.Refusals {
+		var b bytes.Buffer
+		diag.Short(&b, []model.Diagnostic{r.Diagnostic})
+		fmt.Fprintf(w, "%s is not suggested: %s", r.Mode, b.String())
+	}
+	if res.Unchanged {
+		s := res.Suggestions[0]
+		var ps []string
+		for _, st := range s.Stages {
+			ps = append(ps, fmt.Sprintf("%s %d-%d", st.Name, st.First, st.Last))
+		}
+		where := strings.Join(ps, ", ")
+		if s.Mode == ModeCollocated {
+			where = fmt.Sprintf("every stage on GPUs 0-%d", res.GPUs-1)
+		}
+		fmt.Fprintf(w, "the file's layout is already the best found: %s, %s (%.6g s per iteration)\n", s.Mode, where, s.TotalCost)
+	}
+}
+
+// writeStages is a suggestion's table of stages and the formula of its
+// total.
+func writeStages(w io.Writer, s Suggestion, unit string) {
+	rows := [][]string{{"stage", "GPUs", "range", unit, ""}}
+	for _, st := range s.Stages {
+		mark := ""
+		if st.Name == s.Bottleneck {
+			mark = "bottleneck"
+		}
+		rows = append(rows, []string{st.Name, strconv.Itoa(st.GPUs), fmt.Sprintf("%d-%d", st.First, st.Last), fmt.Sprintf("%.6g", st.Cost), mark})
+	}
+	writeRows(w, "    ", rows)
+	fmt.Fprintf(w, "    %s\n", s.Formula)
 }
 
 // versus says how the first suggestion compares with the best of the
@@ -219,6 +297,11 @@ func versus(res *Result, s Suggestion, i int) string {
 		other, name = res.BestSplitCost, "the best split"
 	}
 	if math.IsNaN(other) {
+		for _, r := range res.Refusals {
+			if (r.Mode == ModeCollocated) != (s.Mode == ModeCollocated) {
+				return fmt.Sprintf(" (%s is not suggested: %s, above)", r.Mode, r.Diagnostic.Code)
+			}
+		}
 		if s.Mode == ModeCollocated {
 			return " (no valid split)"
 		}

@@ -15,6 +15,8 @@ type Error struct {
 	Msg  string
 	Why  string
 	Help string
+	// Labels point at the settings that refuse each mode (refusal.go).
+	Labels []model.Label
 }
 
 func (e *Error) Error() string { return e.Msg }
@@ -25,7 +27,7 @@ func (e *Error) Diagnostic(file string) model.Diagnostic {
 	if file == "" {
 		file = "<flags>"
 	}
-	d := model.Diagnostic{Code: e.Code, Severity: model.SeverityError, Summary: e.Msg, Primary: model.Span{File: file}, Why: e.Why}
+	d := model.Diagnostic{Code: e.Code, Severity: model.SeverityError, Summary: e.Msg, Primary: model.Span{File: file}, Why: e.Why, Labels: e.Labels}
 	if e.Help != "" {
 		d.Help = []model.Fix{{Message: e.Help}}
 	}
@@ -103,6 +105,9 @@ type rmodel struct {
 	// and whether actor TP and rollout TP are compatible.
 	block    int
 	tpCompat bool
+	// unfiltered makes search keep every priced layout, for finding the
+	// best-priced layout of a mode the filter refuses (refusal.go).
+	unfiltered bool
 }
 
 func newRModel(in *Reasoning, cl *Cluster) (*rmodel, error) {
@@ -290,7 +295,7 @@ func (m *rmodel) search(top *topK) (costed, kept int) {
 	N := m.N
 	if c := m.collocatedCost(); !math.IsInf(c, 1) {
 		costed++
-		if a, b := m.collocatedOK(); a && b {
+		if a, b := m.collocatedOK(); m.unfiltered || a && b {
 			kept++
 			top.push(cand{cost: c, colloc: true})
 		}
@@ -308,7 +313,7 @@ func (m *rmodel) search(top *topK) (costed, kept int) {
 				continue
 			}
 			costed++
-			if gr%m.uR != 0 || reachR[0] < gr || !actorOK(gr, N-gr) {
+			if !m.unfiltered && (gr%m.uR != 0 || reachR[0] < gr || !actorOK(gr, N-gr)) {
 				continue
 			}
 			kept++
@@ -341,7 +346,7 @@ func (m *rmodel) search(top *topK) (costed, kept int) {
 				continue
 			}
 			costed++
-			if !rOK || gi%m.uI != 0 || gi < itp || reachI[gr] < gi || !actorOK(gr+gi, ga) {
+			if !m.unfiltered && (!rOK || gi%m.uI != 0 || gi < itp || reachI[gr] < gi || !actorOK(gr+gi, ga)) {
 				continue
 			}
 			kept++

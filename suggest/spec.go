@@ -48,6 +48,13 @@ type Spec struct {
 	// for them when no flag says otherwise.
 	NumNodes  int
 	Inventory *model.Inventory
+
+	// file is the config's name ("" without one), spans the positions of
+	// spanPaths in it, and current the GPUs it places each component on
+	// (current.go).
+	file    string
+	spans   map[string]model.Span
+	current map[string]placed
 }
 
 // Reasoning holds the keys the reasoning cost model reads (§1.1).

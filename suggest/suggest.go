@@ -78,6 +78,11 @@ type Result struct {
 	// them pass the layout filter, Checked how many the real check ran on.
 	Costed, Valid, Checked int
 	Elapsed                time.Duration
+	// Refusals say why a mode has no suggestion (refusal.go).
+	Refusals []Refusal
+	// Unchanged is true when the best suggestion is the layout the config
+	// already has.
+	Unchanged bool
 }
 
 // BudgetError is returned when the re-check's solver ran out of time.
@@ -94,7 +99,10 @@ type problem struct {
 	opt  Options
 	// verdicts caches the real check's verdict per layout.
 	verdicts map[cand]bool
-	checked  int
+	// refused is the real check's first problem with each layout it
+	// rejected, in the generated config.
+	refused map[cand]model.Diagnostic
+	checked int
 	// reject is the first problem the real check found in a layout the
 	// filter kept ("" when none).
 	reject string
@@ -109,7 +117,7 @@ func newProblem(spec *Spec, cl *Cluster, opt Options) (*problem, error) {
 	if opt.Top <= 0 {
 		opt.Top = 3
 	}
-	p := &problem{spec: spec, cl: cl, opt: opt, verdicts: map[cand]bool{}}
+	p := &problem{spec: spec, cl: cl, opt: opt, verdicts: map[cand]bool{}, refused: map[cand]model.Diagnostic{}}
 	switch spec.Task {
 	case TaskReasoning:
 		if spec.Reasoning == nil {
@@ -228,6 +236,10 @@ func Suggest(spec *Spec, cl *Cluster, opt Options) (*Result, error) {
 		res.Suggestions = append(res.Suggestions, p.describe(c))
 	}
 	res.CollocatedCost, res.BestSplitCost = p.modeBests(picked)
+	if res.Refusals, err = p.refusals(res); err != nil {
+		return nil, err
+	}
+	res.Unchanged = len(res.Suggestions) > 0 && spec.isCurrent(res.Suggestions[0], cl.GPUs)
 	res.Checked = p.checked
 	res.Elapsed = time.Since(start)
 	if len(res.Suggestions) == 0 {
@@ -298,16 +310,13 @@ func (p *problem) none(res *Result) error {
 	if p.em != nil {
 		what = "embodied"
 	}
+	for _, r := range res.Refusals {
+		d := r.Diagnostic
+		e.Labels = append(e.Labels, model.Label{Span: d.Primary, Message: fmt.Sprintf("%s: %s %s", r.Mode, d.Code, d.Summary)})
+	}
 	switch {
 	case res.Costed == 0:
-		e.Msg = fmt.Sprintf("no %s layout of %d GPUs has a cost under the model", what, p.cl.GPUs)
-		if p.rm != nil {
-			e.Why = fmt.Sprintf("A component never gets more GPUs than in the profiled placement (actor %d, rollout %d), and its GPU count must be a valid data-parallel size; a split needs at least one GPU per stage.", p.rm.wA, p.rm.wR)
-			e.Help = "profile on the GPUs you plan for (collocated on all of them), or plan for more GPUs"
-		} else {
-			e.Why = "Env GPUs must divide the environments, rollout GPUs must not exceed them, and no GPU may hold more environments than the largest profiled load."
-			e.Help = "profile larger loads (more envs per GPU), or plan for more GPUs"
-		}
+		p.unpriced(e, what)
 	case p.reject != "":
 		e.Msg = fmt.Sprintf("rlsolve check rejects every %s layout of %d GPUs it was given (the %d best-priced)", what, p.cl.GPUs, p.checked)
 		e.Why = "The first: " + p.reject
@@ -337,15 +346,14 @@ func (p *problem) verifyAll(cs []cand) error {
 			todo = append(todo, c)
 		}
 	}
-	ok := make([]bool, len(todo))
-	why := make([]string, len(todo))
+	first := make([]*model.Diagnostic, len(todo))
 	errs := make([]error, len(todo))
 	var wg sync.WaitGroup
 	for i, c := range todo {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			ok[i], why[i], errs[i] = p.check(c)
+			first[i], errs[i] = p.check(c)
 		}()
 	}
 	wg.Wait()
@@ -353,9 +361,13 @@ func (p *problem) verifyAll(cs []cand) error {
 		if errs[i] != nil {
 			return errs[i]
 		}
-		p.verdicts[c] = ok[i]
-		if !ok[i] && p.reject == "" {
-			p.reject = why[i]
+		p.verdicts[c] = first[i] == nil
+		if first[i] == nil {
+			continue
+		}
+		p.refused[c] = *first[i]
+		if p.reject == "" {
+			p.reject = rejectText(p.render(c), first[i])
 		}
 	}
 	p.checked += len(todo)
@@ -363,27 +375,33 @@ func (p *problem) verifyAll(cs []cand) error {
 }
 
 // check is the real check: the candidate's config must pass rlsolve
-// check with neither errors nor warnings. why is the first problem found.
-func (p *problem) check(c cand) (ok bool, why string, err error) {
+// check with neither errors nor warnings. first is the first problem
+// found (nil when it passes).
+func (p *problem) check(c cand) (first *model.Diagnostic, err error) {
 	s := p.render(c)
 	class := model.ClassModelParallel
 	if p.em != nil {
 		class = model.ClassHybrid
 	}
-	o := pipeline.CheckBytes("suggestion.yaml", s.Config, pipeline.Options{Inventory: p.cl.Inventory, GPUsPerNode: -1, Class: class, SolverBudget: p.opt.SolverBudget})
+	o := pipeline.CheckBytes(checkedName, s.Config, pipeline.Options{Inventory: p.cl.Inventory, GPUsPerNode: -1, Class: class, SolverBudget: p.opt.SolverBudget})
 	if o.Budget {
-		return false, "", &BudgetError{Err: "the solver ran out of time re-checking a suggestion; raise --solver-budget"}
+		return nil, &BudgetError{Err: "the solver ran out of time re-checking a suggestion; raise --solver-budget"}
 	}
 	for _, d := range o.Diagnostics {
 		if d.Severity >= model.SeverityWarning {
-			var ps []string
-			for _, e := range s.Placement {
-				ps = append(ps, e.Key+": "+e.Value)
-			}
-			return false, fmt.Sprintf("%s for {%s}: %s", d.Code, strings.Join(ps, ", "), d.Summary), nil
+			return &d, nil
 		}
 	}
-	return true, "", nil
+	return nil, nil
+}
+
+// rejectText is a rejected candidate's first problem in words.
+func rejectText(s Suggestion, d *model.Diagnostic) string {
+	var ps []string
+	for _, e := range s.Placement {
+		ps = append(ps, e.Key+": "+e.Value)
+	}
+	return fmt.Sprintf("%s for {%s}: %s", d.Code, strings.Join(ps, ", "), d.Summary)
 }
 
 // render builds a candidate's placement and the config that checks it.

@@ -27,6 +27,9 @@ type RayLiveOptions struct {
 	Progress func(alive []string, want int)
 	// RLinfOrder numbers unranked nodes as RLinf does (see RayOptions).
 	RLinfOrder bool
+	// CacheDir keeps the probe's facts per node id (ProbeCacheDir; "":
+	// always probe). With every alive node's facts there, no probe runs.
+	CacheDir string
 }
 
 // RayLive is a live cluster as DiscoverRay read it.
@@ -37,6 +40,23 @@ type RayLive struct {
 	Facts map[string]RayFacts
 	// Version is the cluster's Ray.
 	Version string
+	// Swept are the finished probe jobs' records an earlier rlsolve left,
+	// deleted (SweepProbeRecords); SweepErr why the sweep stopped.
+	Swept    []string
+	SweepErr error
+	// Cached is true when the facts came from CacheDir, not a probe job.
+	Cached bool
+}
+
+// aliveIDs are the node ids of the alive nodes.
+func aliveIDs(nodes []raycli.Node) []string {
+	var out []string
+	for _, n := range nodes {
+		if strings.EqualFold(n.State, "ALIVE") {
+			out = append(out, n.NodeID)
+		}
+	}
+	return out
 }
 
 // DiscoverRay reads a live cluster's inventory: the Ray version (refusing
@@ -51,14 +71,19 @@ func DiscoverRay(ctx context.Context, opt RayLiveOptions) (*RayLive, error) {
 	if err != nil {
 		return nil, err
 	}
-	_, rows, err := waitNodes(ctx, opt)
+	nodes, rows, err := waitNodes(ctx, opt)
 	if err != nil {
 		return nil, err
 	}
 	live := &RayLive{Version: v.Ray}
+	// Before a probe of its own: what an rlsolve killed mid-probe left.
+	live.Swept, live.SweepErr = SweepProbeRecords(ctx, c, time.Now())
 	if opt.Probe {
-		if live.Facts, err = RunProbe(ctx, c, opt.Python); err != nil {
-			return nil, fmt.Errorf("the inventory probe on %s: %w (--no-probe skips it)", c.Address(), err)
+		if live.Facts, live.Cached = cachedFacts(opt.CacheDir, aliveIDs(nodes)); !live.Cached {
+			if live.Facts, err = RunProbe(ctx, c, opt.Python); err != nil {
+				return nil, fmt.Errorf("the inventory probe on %s: %w (--no-probe skips it)", c.Address(), err)
+			}
+			storeFacts(opt.CacheDir, live.Facts)
 		}
 	}
 	live.Inventory, live.Diagnostics, err = ImportRayLive(c.Address(), rows, live.Facts, RayOptions{RLinfOrder: opt.RLinfOrder})

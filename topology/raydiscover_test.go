@@ -3,6 +3,7 @@ package topology
 import (
 	"archive/zip"
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -33,6 +34,8 @@ type fakeDashboard struct {
 	submit  map[string]any
 	pkg     []byte
 	deleted []string
+	// jobs is the job list (GET /api/jobs/), "" for none.
+	jobs string
 }
 
 func (d *fakeDashboard) serve(w http.ResponseWriter, r *http.Request) {
@@ -55,6 +58,8 @@ func (d *fakeDashboard) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	case strings.HasPrefix(p, "/api/packages/gcs/") && r.Method == http.MethodPut:
 		d.pkg = body
+	case p == "/api/jobs/" && r.Method == http.MethodGet:
+		fmt.Fprint(w, cmp.Or(d.jobs, "[]"))
 	case p == "/api/jobs/" && r.Method == http.MethodPost:
 		json.Unmarshal(body, &d.submit)
 		fmt.Fprintf(w, `{"job_id": "x", "submission_id": %q}`, d.submit["submission_id"])

@@ -58,16 +58,26 @@ func ParseProbe(log string) (map[string]RayFacts, error) {
 		return nil, fmt.Errorf("the probe reports %d nodes; rlsolve reads at most %d", len(out.Nodes), maxNodes)
 	}
 	for id, f := range out.Nodes {
-		if f.GPUs < 0 || f.GPUs > 1024 {
-			return nil, fmt.Errorf("the probe counts %d GPUs on node %s; expected 0 to 1024", f.GPUs, clip(id))
+		f, err := cleanFacts(id, f)
+		if err != nil {
+			return nil, err
 		}
-		if !modelName.MatchString(f.Model) {
-			f.Model = ""
-		}
-		f.Python, f.Error = clip(f.Python), clipLong(f.Error)
 		out.Nodes[id] = f
 	}
 	return out.Nodes, nil
+}
+
+// cleanFacts bounds what a probe said about node id (its own output, or
+// the cache's copy of it).
+func cleanFacts(id string, f RayFacts) (RayFacts, error) {
+	if f.GPUs < 0 || f.GPUs > 1024 {
+		return f, fmt.Errorf("the probe counts %d GPUs on node %s; expected 0 to 1024", f.GPUs, clip(id))
+	}
+	if !modelName.MatchString(f.Model) {
+		f.Model = ""
+	}
+	f.Python, f.Error = clip(f.Python), clipLong(f.Error)
+	return f, nil
 }
 
 func clipLong(s string) string {
@@ -103,9 +113,9 @@ func RunProbe(ctx context.Context, c *raycli.Client, python string) (map[string]
 	}
 	var b [6]byte
 	rand.Read(b[:])
-	id := "rlsolve-probe-" + hex.EncodeToString(b[:])
+	id := probePrefix + hex.EncodeToString(b[:])
 	_, err = c.SubmitJob(ctx, &raycli.JobSubmit{Entrypoint: raycli.Entrypoint(python, "probe.py"), SubmissionID: id,
-		RuntimeEnv: map[string]any{"working_dir": uri}, Metadata: map[string]string{"rlsolve": "inventory probe"}})
+		RuntimeEnv: map[string]any{"working_dir": uri}, Metadata: map[string]string{probeMetaKey: probeMetaValue}})
 	if err != nil {
 		return nil, err
 	}

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"encoding/json"
-	"fmt"
+	"io"
 	"os"
-	"strings"
+	"slices"
 
 	"github.com/rlsolve/rlsolve/diag"
-	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/internal/buildinfo"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
 )
@@ -20,45 +19,10 @@ func newCheck() *cobra.Command {
 	var fix bool
 	var fo pipeline.FixOptions
 	c := &cobra.Command{
-		Use:   "check FILE... [KEY=VALUE...]",
-		Short: "Validate configs: every problem with file:line:col and a way out",
-		Long: `check runs every validation RLinf makes (including those RLinf only makes when
-it launches workers) and rlsolve's own (YAML 1.1 surprises, D1-D21 of the spec).
-Diagnostics go to stderr as code frames; --output json|sarif prints a document
-on stdout instead. FILE - reads the config from standard input.
-
-A config's Hydra defaults list is composed as RLinf's entry points compose it
-(config groups beside the file and in hydra.searchpath), then Hydra overrides
-after the files apply: key=value, +key=value (add), ++key=value (add or set),
-~key (delete), group=option. Values they set point at <command line>.
-
-What fails: errors always; warnings too with --strict. --allow CODE drops a
-warning or note, --deny CODE makes one an error; the same settings come from
-.rlsolve.yaml nearest the config, up to the repository's root (allow: [...],
-deny: [...], strict: true, inventory: FILE relative to it) and
-from the config's own comments (# rlsolve: allow RLS-W0105 -- why). The first
-of the command line, .rlsolve.yaml and the comments that names a code decides
-it; --strict denies the warnings none of them names. --quiet shows errors only.
-
---fix writes the first fix of each diagnostic into FILE, checks again, and
-repeats while fixes apply. A file is written only while it holds, byte for
-byte, what check read: if an editor, git or another rlsolve wrote it in
-between, --fix leaves it as it is and exits 2. A fix to a file the defaults
-list composes (a Hydra group file other configs may compose too) is listed
-with the file it would edit; --fix-shared writes it once every config under
-FILE's folder that composes that file gains no error from it. A written file
-keeps its owner, group, mode and extended attributes; a read-only file (no
-write bit) is refused unless --force-readonly. A file is replaced atomically
-(a temporary file beside it, renamed over it), except a file with hard links
-or in a folder rlsolve cannot create files in: that one is written in place,
-so that its links stay (docs/writes.md).`,
-		Example: `  rlsolve check train.yaml
-  rlsolve check train.yaml cluster.num_nodes=2 actor.model.tensor_model_parallel_size=4
-  rlsolve check train.yaml --inventory cluster.yaml --strict --allow RLS-W0105
-  rlsolve check configs/*.yaml --output short --quiet
-  rlsolve check train.yaml --fix
-  cat train.yaml | rlsolve check -
-  rlsolve check train.yaml --output sarif > rlsolve.sarif`,
+		Use:     "check FILE... [KEY=VALUE...]",
+		Short:   "Validate configs: every problem with file:line:col and a way out",
+		Long:    help("check"),
+		Example: help("check.example"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			if in.slime != "" {
 				return nil // the --slime flags are the layout; FILE is optional
@@ -82,8 +46,8 @@ so that its links stay (docs/writes.md).`,
 			if err := checkOutput(output, checkOutputs, ""); err != nil {
 				return err
 			}
-			if err := in.stdinOnce(args); err != nil {
-				return err
+			if err := pipeline.StdinOnce(args, in.slime); err != nil {
+				return usageErrorf("%v", err)
 			}
 			if (fo.Shared || fo.Write.ForceReadOnly || fo.Diff) && !fix {
 				return usageErrorf("--fix-shared, --force-readonly and --diff go with --fix")
@@ -108,88 +72,26 @@ so that its links stay (docs/writes.md).`,
 	return c
 }
 
+// printCheck writes check's outcomes in the --output format.
 func printCheck(outs []*pipeline.Outcome, src diag.Sources, output string, quiet bool) error {
-	var all model.Diagnostics
-	for _, o := range outs {
-		all = append(all, o.Diagnostics...)
-	}
-	switch output {
-	case "text":
-		for _, o := range outs {
-			diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-			if !quiet || o.Failed() {
-				diag.SummaryAllowed(os.Stderr, o.Diagnostics, o.File, o.Allowed)
-			}
-		}
-	case "short":
-		// On stdout, so `check *.yaml -o short | grep CODE` works; the
-		// total tells a clean run from no output at all.
-		var allowed []string
-		for _, o := range outs {
-			allowed = append(allowed, o.Allowed...)
-		}
-		diag.Short(os.Stdout, all)
-		diag.ShortTotal(os.Stdout, all, len(outs), allowed)
-	case "json":
-		valid := true
-		for _, o := range outs {
-			valid = valid && !o.Failed()
-		}
-		enc := json.NewEncoder(os.Stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(diag.CheckEnvelope(valid, all))
-	case "sarif":
-		return diag.SARIF(os.Stdout, all, version())
-	}
-	return nil
+	return pipeline.WriteCheck(outs, src, pipeline.CheckOutput{Format: output, Quiet: quiet, Color: useColor(),
+		ToolVersion: buildinfo.Short(), Stdout: os.Stdout, Stderr: os.Stderr})
 }
 
-// expandDirs replaces each folder among the files by the configs in it
-// (pipeline.ConfigsIn), saying on stderr how many and which it skipped.
+// expandDirs replaces each folder among the files by the configs in it.
 func (in *inputFlags) expandDirs(args []string) ([]string, error) {
-	var out []string
-	for _, a := range args {
-		if st, err := os.Stat(a); err != nil || !st.IsDir() {
-			out = append(out, a)
-			continue
-		}
-		configs, skipped, err := pipeline.ConfigsIn(a)
-		if err != nil {
-			return nil, &exitError{code: exitUsage, msg: err.Error()}
-		}
-		if len(configs) == 0 {
-			return nil, usageErrorf("%s holds no *.yaml or *.yml config to check", a)
-		}
-		if !in.quiet {
-			note := ""
-			if len(skipped) > 0 {
-				note = fmt.Sprintf("; %d inventory file(s) left out: %s", len(skipped), strings.Join(skipped, ", "))
-			}
-			fmt.Fprintf(os.Stderr, "%s: checking %d config(s), its *.yaml and *.yml by name%s\n", diag.Printable(a), len(configs), diag.Printable(note))
-		}
-		out = append(out, configs...)
+	var log io.Writer = os.Stderr
+	if in.quiet {
+		log = nil
+	}
+	out, err := pipeline.ExpandDirs(args, log)
+	if err != nil {
+		return nil, usageErrorf("%v", err)
 	}
 	if len(out) > 0 {
 		in.first = out[0]
 	}
 	return out, nil
-}
-
-// stdinOnce refuses two inputs from standard input (FILE - and --slime @-).
-func (in *inputFlags) stdinOnce(files []string) error {
-	n := 0
-	for _, f := range files {
-		if f == "-" {
-			n++
-		}
-	}
-	if in.slime == "-" || in.slime == "@-" {
-		n++
-	}
-	if n > 1 {
-		return usageErrorf("standard input can be read once: give - as one FILE or as --slime @-, not both")
-	}
-	return nil
 }
 
 // checkAll checks every FILE (or the --slime flags alone), each read
@@ -200,28 +102,14 @@ func (in *inputFlags) checkAll(args []string) ([]*pipeline.Outcome, diag.Sources
 	if bad != nil {
 		return []*pipeline.Outcome{bad}, src
 	}
-	files := args
-	if len(files) == 0 {
-		files = []string{""}
-	}
-	var outs []*pipeline.Outcome
-	for _, f := range files {
-		o, _ := pipeline.Check(f, command, in.options(inv, source))
-		for name, text := range o.Sources {
-			src.Files[name] = text
-		}
-		outs = append(outs, o)
-	}
-	return outs, src
+	return pipeline.CheckAll(args, command, in.options(inv, source), src), src
 }
 
 // fixAll runs check --fix on every FILE: the fixes written (on stderr),
 // then the check of the files as they are now, in the chosen output.
 func (in *inputFlags) fixAll(args []string, output string, fo pipeline.FixOptions) error {
-	for _, f := range args {
-		if f == "-" {
-			return usageErrorf("--fix writes files: it cannot fix standard input")
-		}
+	if slices.Contains(args, "-") {
+		return usageErrorf("--fix writes files: it cannot fix standard input")
 	}
 	if len(args) == 0 {
 		return usageErrorf("--fix writes files: give the config FILE (a --slime string cannot be fixed in place)")
@@ -230,33 +118,16 @@ func (in *inputFlags) fixAll(args []string, output string, fo pipeline.FixOption
 	if bad != nil {
 		return reportOutcome(bad, in.sources())
 	}
-	var outs []*pipeline.Outcome
-	for _, f := range args {
-		rep, err := pipeline.FixFile(f, "", in.options(inv, ""), fo)
-		verb := "fixed"
-		if fo.Diff {
-			verb = "would fix"
-			fmt.Print(rep.Diff)
-		}
-		for _, a := range rep.Applied {
-			fmt.Fprintf(os.Stderr, "%s %s[%s] at %s: %s\n", verb, a.Diagnostic.Severity, a.Diagnostic.Code, a.Diagnostic.Primary, a.Fix.Message)
-		}
-		for _, s := range rep.Skipped {
-			fmt.Fprintf(os.Stderr, "not fixed: %s\n", s)
-		}
-		if err != nil {
-			return &exitError{code: exitUsage, msg: "--fix: " + err.Error()}
-		}
-		outs = append(outs, rep.Final)
+	outs, err := pipeline.FixAll(args, in.options(inv, ""), fo, os.Stdout, os.Stderr)
+	if err != nil {
+		return &exitError{code: exitUsage, msg: err.Error()}
 	}
 	if fo.Diff {
 		return exitFor(outs) // stdout holds the diff alone; the status is the files' as they are
 	}
 	src := in.sources()
 	for _, o := range outs {
-		for name, text := range o.Sources {
-			src.Files[name] = text
-		}
+		o.AddSources(src)
 	}
 	if err := printCheck(outs, src, output, in.quiet); err != nil {
 		return err

@@ -1,12 +1,9 @@
 package main
 
 import (
-	"slices"
 	"strconv"
-	"strings"
 	"time"
 
-	rlexec "github.com/rlsolve/rlsolve/exec"
 	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
 	"github.com/rlsolve/rlsolve/model"
@@ -41,7 +38,10 @@ func completeFlagValues(c *cobra.Command, outputs ...string) {
 		"model-parallel\tcollocated or disaggregated actor/rollout/inference",
 	}, cobra.ShellCompDirectiveNoFileComp))
 	register("component", func(cmd *cobra.Command, args []string, typed string) ([]cobra.Completion, cobra.ShellCompDirective) {
-		return nearOrAll(configComponents(args), typed), cobra.ShellCompDirectiveNoFileComp
+		if len(args) == 0 {
+			return nil, cobra.ShellCompDirectiveNoFileComp
+		}
+		return fuzzy.NearOrAll(pipeline.ConfigComponents(args[0]), typed), cobra.ShellCompDirectiveNoFileComp
 	})
 	register("rank", func(cmd *cobra.Command, args []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
 		return workerRanks(cmd, args), cobra.ShellCompDirectiveNoFileComp
@@ -49,38 +49,6 @@ func completeFlagValues(c *cobra.Command, outputs ...string) {
 	if c.Flags().Lookup("inventory") != nil {
 		_ = c.MarkFlagFilename("inventory", "yaml", "yml")
 	}
-}
-
-// nearOrAll is the names, or, when none starts with what was typed, the
-// nearest name (did you mean), which shells that match loosely offer.
-func nearOrAll(names []string, typed string) []string {
-	if typed == "" || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, typed) }) {
-		return names
-	}
-	if near := fuzzy.Nearest(typed, names); near != "" {
-		return []string{near}
-	}
-	return names
-}
-
-// configComponents lists the component names of the config in args[0].
-func configComponents(args []string) []string {
-	if len(args) == 0 {
-		return nil
-	}
-	data, d := grammar.ReadFile(args[0], grammar.DefaultLimits)
-	if d != nil {
-		return nil
-	}
-	cfg, _ := grammar.LoadConfig(args[0], data, grammar.DefaultLimits)
-	if cfg == nil {
-		return nil
-	}
-	var names []string
-	for _, e := range cfg.Components {
-		names = append(names, e.Names...)
-	}
-	return names
 }
 
 // workerRanks lists the ranks of --component's workers, planning the
@@ -106,23 +74,5 @@ func workerRanks(cmd *cobra.Command, args []string) []string {
 		}
 		opt.Inventory = inv
 	}
-	o := pipeline.CheckFile(args[0], opt)
-	if o.Result == nil || o.Result.Plan == nil {
-		return nil
-	}
-	cp := o.Result.Plan.Component(comp)
-	if cp == nil {
-		cp = o.Result.Plan.Component(fuzzy.Nearest(comp, rlexec.ComponentNames(o.Result.Plan)))
-	}
-	if cp == nil {
-		return nil
-	}
-	var out []string
-	for i := range cp.Placements.Len() {
-		if i == 1000 {
-			break
-		}
-		out = append(out, strconv.Itoa(i))
-	}
-	return out
+	return pipeline.WorkerRanks(args[0], comp, opt, 1000)
 }

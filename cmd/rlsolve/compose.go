@@ -1,39 +1,20 @@
 package main
 
 import (
-	"encoding/json"
 	"os"
 
-	"github.com/rlsolve/rlsolve/diag"
-	"github.com/rlsolve/rlsolve/grammar"
-	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/spf13/cobra"
 )
 
 func init() { register(newCompose) }
 
-// composedDoc is what compose prints: the composed values and where each
-// came from.
-type composedDoc struct {
-	FormatVersion string                     `json:"format_version"`
-	Config        grammar.Ordered            `json:"config"`
-	Positions     map[string]*diag.JSONRange `json:"positions"`
-}
-
 func newCompose() *cobra.Command {
 	return &cobra.Command{
-		Use:   "compose FILE [KEY=VALUE...]",
-		Short: "Print a config as rlsolve composes it (defaults list, overrides), with where each value came from",
-		Long: `compose composes FILE as check does (its Hydra defaults list, then the
-overrides after it) and prints one JSON document on stdout: "config", the
-values as Python holds them after OmegaConf.to_container(cfg, resolve=True),
-and "positions", the file, line and column of every key path (a.b[0].c).
-FILE - reads standard input. Composition errors are reported as check
-reports them (exit 1).
-
-It is how Hydra's own composition is compared with rlsolve's, and how the
-Python API traces an object Hydra composed back to its files.`,
-		Example: `  rlsolve compose examples/composed-defaults/train.yaml rollout.tensor_parallel_size=4`,
+		Use:     "compose FILE [KEY=VALUE...]",
+		Short:   "Print a config as rlsolve composes it (defaults list, overrides), with where each value came from",
+		Long:    help("compose"),
+		Example: help("compose.example"),
 		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var in inputFlags
@@ -50,29 +31,14 @@ Python API traces an object Hydra composed back to its files.`,
 }
 
 func composeFile(file string, in *inputFlags) error {
-	var data []byte
-	var d *model.Diagnostic
-	if file == "-" {
-		file = grammar.StdinName
-		data, d = grammar.ReadFrom(file, os.Stdin, grammar.DefaultLimits)
-	} else {
-		data, d = grammar.ReadFile(file, grammar.DefaultLimits)
-	}
+	c := pipeline.Compose(file, os.Stdin, in.overrides)
 	src := in.sources()
-	if d != nil {
-		return report(model.Diagnostics{*d}, src, file, nil, exitUsage)
+	if c.ReadFailed {
+		return report(c.Diagnostics, src, c.File, nil, exitUsage)
 	}
-	src.Files[file] = data
-	c, ds := grammar.ComposeValues(file, data, grammar.ConfigOptions{Overrides: in.overrides})
-	if c == nil || ds.HasErrors() {
-		return report(ds, src, file, nil, exitInvalid)
+	src.Files[c.File] = c.Data
+	if c.Doc == nil {
+		return report(c.Diagnostics, src, c.File, nil, exitInvalid)
 	}
-	out := composedDoc{FormatVersion: diag.FormatVersion, Config: c.Config, Positions: map[string]*diag.JSONRange{}}
-	for _, p := range c.Paths {
-		out.Positions[p] = diag.Range(c.Spans[p])
-	}
-	enc := json.NewEncoder(os.Stdout)
-	enc.SetIndent("", "  ")
-	enc.SetEscapeHTML(false) // <stdin> and <command line> as they are
-	return enc.Encode(out)
+	return c.Doc.WriteJSON(os.Stdout)
 }

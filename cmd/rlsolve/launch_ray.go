@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
@@ -13,6 +15,7 @@ import (
 	"github.com/rlsolve/rlsolve/internal/raycli"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
+	"github.com/rlsolve/rlsolve/topology"
 	"github.com/spf13/cobra"
 )
 
@@ -48,7 +51,7 @@ func (r *rayFlags) resolveAddress(getenv func(string) string) (string, error) {
 }
 
 // client connects to the dashboard; failures are launch's "could not start".
-func (r *rayFlags) client() (rlexec.RayAPI, error) {
+func (r *rayFlags) client() (*raycli.Client, error) {
 	addr, err := r.resolveAddress(os.Getenv)
 	if err != nil {
 		return nil, err
@@ -57,34 +60,87 @@ func (r *rayFlags) client() (rlexec.RayAPI, error) {
 	if err != nil {
 		return nil, usageErrorf("--ray-address: %v", err)
 	}
-	return rlexec.NewRayAPI(c), nil
+	return c, nil
 }
 
 // rayLauncher checks the live cluster against the plan's nodes before
-// anything starts: Ray's version, then its live nodes (at locates a
-// refusal when the nodes have no place of their own).
+// anything starts (RLinf mode): Ray's version, then its live nodes in
+// RLinf's order, which the probe job's RLINF_NODE_RANK decides (at locates
+// a refusal when the nodes have no place of their own).
 func (f *launchFlags) rayLauncher(file string, nodes []model.Node, at model.Span) (*rlexec.Ray, error) {
-	c, err := f.ray.client()
+	return f.rayPreflight(file, nodes, at, true)
+}
+
+// rayPreflight is rayLauncher for either mode: slime's needs the node set
+// only (slime sorts its bundles itself), so no probe.
+func (f *launchFlags) rayPreflight(file string, nodes []model.Node, at model.Span, rlinf bool) (*rlexec.Ray, error) {
+	raw, err := f.ray.client()
 	if err != nil {
 		return nil, err
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	// Ctrl-C here ends the probe job, whose record is then deleted.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	if _, err := c.CheckVersion(ctx); err != nil {
-		return nil, &exitError{code: rlexec.ExitStart, msg: "launch: " + err.Error()}
+	var cluster rlexec.RayCluster
+	if rlinf {
+		cluster, err = f.ray.probed(ctx, raw, file)
+	} else {
+		cluster, err = rayRows(ctx, raw, file, at)
 	}
-	rows, err := c.NodeRows(ctx)
 	if err != nil {
-		return nil, &exitError{code: rlexec.ExitStart, msg: "launch: " + err.Error()}
+		return nil, err
 	}
-	if ds := rlexec.RayPreflight(c.Address(), rows, nodes, at); len(ds) > 0 {
+	specs, ds := rlexec.RayPreflight(cluster, nodes, at)
+	if len(ds) > 0 {
 		return nil, report(ds, diag.DiskSources(), file, nil, exitInvalid)
 	}
-	b := &rlexec.Ray{Client: c, Python: f.ray.python, KeepJob: f.ray.keepJob}
-	for _, n := range nodes {
-		b.Nodes = append(b.Nodes, rlexec.RayNodeSpec{IP: n.IP, GPUs: n.AccelCount})
+	return &rlexec.Ray{Client: rlexec.NewRayAPI(raw), Python: f.ray.python, KeepJob: f.ray.keepJob, Nodes: specs}, nil
+}
+
+// probed reads the live cluster as `topology --ray` does: the version, the
+// nodes, the probe, RLinf's order (topology's rules), and deletes what
+// probes killed earlier left.
+func (r *rayFlags) probed(ctx context.Context, c *raycli.Client, file string) (rlexec.RayCluster, error) {
+	live, err := topology.DiscoverRay(ctx, topology.RayLiveOptions{Client: c, Probe: true, Python: r.python, RLinfOrder: true, CacheDir: topology.ProbeCacheDir()})
+	if err != nil {
+		return rlexec.RayCluster{}, rayStartError(ctx, c, err)
 	}
-	return b, nil
+	sweptNote(os.Stderr, "launch", live)
+	if live.Diagnostics.HasErrors() {
+		// Located at the cluster's address: no file to quote.
+		return rlexec.RayCluster{}, report(live.Diagnostics, diag.MapSources(nil), file, nil, exitInvalid)
+	}
+	return rlexec.RayClusterOf(c.Address(), live), nil
+}
+
+// rayRows reads the version and the live node set (slime mode), and
+// deletes what probes killed earlier left.
+func rayRows(ctx context.Context, c *raycli.Client, file string, at model.Span) (rlexec.RayCluster, error) {
+	if _, err := c.CheckVersion(ctx); err != nil {
+		return rlexec.RayCluster{}, rayStartError(ctx, c, err)
+	}
+	live := &topology.RayLive{}
+	live.Swept, live.SweepErr = topology.SweepProbeRecords(ctx, c, time.Now())
+	sweptNote(os.Stderr, "launch", live)
+	_, rows, err := c.Nodes(ctx)
+	if err != nil {
+		return rlexec.RayCluster{}, rayStartError(ctx, c, err)
+	}
+	cluster, ds := rlexec.RayClusterOfRows(c.Address(), rows, at)
+	if len(ds) > 0 {
+		return cluster, report(ds, diag.DiskSources(), file, nil, exitInvalid)
+	}
+	return cluster, nil
+}
+
+// rayStartError is a cluster that could not be read: launch could not start.
+func rayStartError(ctx context.Context, c *raycli.Client, err error) error {
+	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
+		return &exitError{code: rlexec.ExitStart, msg: "launch: interrupted while checking the Ray cluster at " + c.Address()}
+	}
+	return &exitError{code: rlexec.ExitStart, msg: "launch: " + err.Error()}
 }
 
 // slimeLaunch launches a slime layout (--slime, and/or a FILE with a
@@ -124,7 +180,7 @@ func (f *launchFlags) slimeLaunch(file string, specs []rlexec.RunSpec) (*rlexec.
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	b, err := f.rayLauncher(file, so.Topology.Nodes, so.Topology.Span)
+	b, err := f.rayPreflight(file, so.Topology.Nodes, so.Topology.Span, false)
 	if err != nil {
 		return nil, err
 	}
@@ -147,7 +203,7 @@ func (f *launchFlags) rayStop(args []string) error {
 	if err != nil {
 		return err
 	}
-	b := &rlexec.Ray{Client: c, KeepJob: f.ray.keepJob}
+	b := &rlexec.Ray{Client: rlexec.NewRayAPI(c), KeepJob: f.ray.keepJob}
 	lines, err := b.Stop(context.Background(), f.ray.stop)
 	for _, l := range lines {
 		fmt.Fprintf(os.Stderr, "launch: %s\n", l)

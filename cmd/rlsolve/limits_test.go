@@ -106,8 +106,8 @@ func TestLimitsExitCodes(t *testing.T) {
 		{"processes per component", []string{"plan", file("procs.yaml", strings.Replace(cfg, "all", `"0:0-1048576"`, 1)), "--gpus-per-node", "8"}, 1,
 			"error[RLS-E0111]: actor: 1048577 processes in one component; the limit is 1048576"},
 		{"rank value", []string{"check", file("rank.yaml", strings.Replace(cfg, "all", `"0-100000001"`, 1)), "--gpus-per-node", "8"}, 1, "100000001"},
-		{"string length", []string{"check", file("long.yaml", strings.Replace(cfg, "all", `"`+strings.Repeat("0,", 40000)+`0"`, 1))}, 1,
-			"bytes; rlsolve reads at most 65536 bytes"},
+		{"string length", []string{"check", file("long.yaml", strings.Replace(cfg, "all", `"`+strings.Repeat("0,", 140000)+`0"`, 1))}, 1,
+			"bytes; rlsolve reads at most 262144 bytes"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if strings.Contains(strings.Join(tc.args, " "), huge) && !sparse {

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
@@ -26,6 +25,7 @@ type inputFlags struct {
 	maxConflicts int
 	slime        string   // --slime: slime's placement flags (FILE is then optional)
 	env          []string // --env NAME=VALUE: variables a --slime script reads
+	slimeEnv     map[string]string
 	// allow, deny and quiet choose what fails and what is shown (package
 	// policy); cmd tells whether --strict was given.
 	allow, deny []string
@@ -48,23 +48,18 @@ type inputFlags struct {
 // `rlsolve check train.yaml cluster.num_nodes=2 +x=y ~z` writes them. An
 // argument that names an existing file is a file whatever it looks like.
 func (f *inputFlags) files(args []string) ([]string, error) {
-	var files, ovs []string
-	for _, a := range args {
-		if _, err := os.Stat(a); err == nil || !grammar.IsOverride(a) {
-			files = append(files, a)
-			continue
-		}
-		ovs = append(ovs, a)
-	}
-	parsed, err := grammar.ParseOverrides(ovs)
+	files, parsed, err := grammar.SplitArgs(args)
 	if err != nil {
 		return nil, usageErrorf("%v", err)
 	}
-	if err := f.envFlags(); err != nil {
-		return nil, err
+	if f.slimeEnv, err = grammar.ParseEnv(f.env); err != nil {
+		return nil, usageErrorf("%v", err)
 	}
-	if f.slime != "" && len(ovs) > 0 {
-		return nil, usageErrorf("%s: Hydra overrides change RLinf configs, not --slime flags (put the flag in --slime)", ovs[0])
+	if len(f.env) > 0 && f.slime == "" {
+		return nil, usageErrorf("--env sets variables of a --slime launch script; give --slime @FILE")
+	}
+	if f.slime != "" && len(parsed.List) > 0 {
+		return nil, usageErrorf("%s: Hydra overrides change RLinf configs, not --slime flags (put the flag in --slime)", parsed.List[0].Arg)
 	}
 	f.overrides = parsed
 	if len(files) > 0 {
@@ -134,34 +129,7 @@ func (f *inputFlags) options(inv *model.Inventory, slimeSource string) pipeline.
 	class, _ := f.class()
 	return pipeline.Options{Inventory: inv, GPUsPerNode: f.gpusPerNode, Class: class, SolverBudget: f.budget,
 		MaxConflicts: f.maxConflicts, SlimeSource: slimeSource, Overrides: f.overrides, Policy: f.policy, Stdin: os.Stdin,
-		ModelConfig: f.modelConfig, MemProfile: f.memProfile, SlimeEnv: f.slimeEnv()}
-}
-
-// slimeEnv is --env as a map (checked by envFlags).
-func (f *inputFlags) slimeEnv() map[string]string {
-	if len(f.env) == 0 {
-		return nil
-	}
-	env := map[string]string{}
-	for _, e := range f.env {
-		name, value, _ := strings.Cut(e, "=")
-		env[name] = value
-	}
-	return env
-}
-
-// envFlags checks --env: NAME=VALUE with a shell name, and only with --slime.
-func (f *inputFlags) envFlags() error {
-	for _, e := range f.env {
-		name, _, ok := strings.Cut(e, "=")
-		if !ok || !grammar.IsShellName(name) {
-			return usageErrorf("--env %q: give NAME=VALUE, NAME a shell variable name", e)
-		}
-	}
-	if len(f.env) > 0 && f.slime == "" {
-		return usageErrorf("--env sets variables of a --slime launch script; give --slime @FILE")
-	}
-	return nil
+		ModelConfig: f.modelConfig, MemProfile: f.memProfile, SlimeEnv: f.slimeEnv}
 }
 
 // class is --mode's placement class ("" to infer it from the config).
@@ -175,13 +143,7 @@ func (f *inputFlags) class() (model.PlacementClass, error) {
 	return "", usageErrorf("--mode must be one of %s, not %q", classNames(), f.mode)
 }
 
-func classNames() string {
-	var out []string
-	for _, k := range model.Classes {
-		out = append(out, string(k.Class))
-	}
-	return strings.Join(out, ", ")
-}
+func classNames() string { return strings.Join(model.ClassNames(), ", ") }
 
 // loadInventory reads the inventory once for all files: --inventory, else
 // $RLSOLVE_INVENTORY, else the inventory: of the .rlsolve.yaml nearest the
@@ -200,33 +162,14 @@ func (f *inputFlags) loadInventory() (*model.Inventory, *pipeline.Outcome) {
 
 // defaultInventory is $RLSOLVE_INVENTORY, else the nearest .rlsolve.yaml's
 // inventory: (what is wrong with that file is reported with each config).
-func defaultInventory(config string) string {
-	if env := os.Getenv("RLSOLVE_INVENTORY"); env != "" {
-		return env
-	}
-	if config == "" {
-		config = filepath.Join(".", "config")
-	}
-	s, _, _, _ := policy.Beside(config)
-	return s.Inventory
-}
-
-// slimeCommand reads --slime (its @FILE or @- form) once for all files;
-// the outcome says why when it cannot be read (exit 2).
-func (f *inputFlags) slimeCommand() (text, source string, bad *pipeline.Outcome) {
-	text, source, d := grammar.ReadSlimeCommand(f.slime, os.Stdin, grammar.DefaultLimits)
-	if d != nil {
-		return "", "", &pipeline.Outcome{File: d.Primary.File, Diagnostics: model.Diagnostics{*d}, IOError: true}
-	}
-	return text, source, nil
-}
+func defaultInventory(config string) string { return policy.DefaultInventory(config, os.Getenv) }
 
 // inputs reads what check and plan need before any config: the inventory
 // and the --slime command, each once.
 func (f *inputFlags) inputs() (inv *model.Inventory, command, source string, bad *pipeline.Outcome) {
 	inv, bad = f.loadInventory()
 	if bad == nil && f.slime != "" {
-		command, source, bad = f.slimeCommand()
+		command, source, bad = pipeline.ReadSlimeCommand(f.slime, os.Stdin)
 	}
 	return inv, command, source, bad
 }

@@ -1,14 +1,11 @@
 package main
 
 import (
-	"fmt"
 	"io"
 	"os"
-	"strings"
 
 	"github.com/rlsolve/rlsolve/diag"
 	rlexec "github.com/rlsolve/rlsolve/exec"
-	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
 	"github.com/spf13/cobra"
@@ -22,40 +19,10 @@ func newPlan() *cobra.Command {
 	var rank int
 	var full, diff bool
 	c := &cobra.Command{
-		Use:   "plan FILE [KEY=VALUE...] | --diff OLD NEW [KEY=VALUE...]",
-		Short: "Show where every worker lands: node, GPUs, ranks, environment",
-		Long: `plan expands a valid config into one record per worker, with RLinf's placement
-fields, the host and address the inventory knows, and the exact environment
-the worker gets. A table by default; --output json is a versioned document for
-scripts; --output env prints one worker's environment as shell lines that
-eval gives exactly what launch gives the worker (PATH-like variables are
-merged with the shell's, as launch merges them).
-
-plan checks the config as check does and stops with check's output when it
-fails. When it passes, plan only counts its warnings and notes (check shows
-them, so that check then plan shows each once); --diagnostics shows them in
-full here too.
-
---diff OLD NEW compares two plans and prints the workers (component/rank)
-that changed node, devices or environment (the variables' names), the ranks
-added or removed where a world size changed, and the components only one
-plan has; unchanged workers are counted per component. OLD and NEW are each
-a plan document written by --output json ("-" reads one from standard
-input) or a config, checked and planned as plan does with the same
---inventory, --gpus-per-node and KEY=VALUE overrides (a config that fails
-check exits 1 with check's diagnostics). --output json gives a versioned
-document: {format_version, old, new, components: {NAME: {old_world_size,
-new_world_size, added, removed, changed: [{rank, node, devices, env}],
-unchanged}}, components_added, components_removed, moved, changed, added,
-removed}; "moved" counts the workers that changed node or devices. A diff
-exits 0 whether or not anything changed: scripts read the JSON.`,
-		Example: `  rlsolve plan train.yaml
-  rlsolve plan train.yaml cluster.num_nodes=4 --gpus-per-node 8
-  rlsolve plan train.yaml --inventory cluster.yaml --output json | jq '.components.actor.placements[0]'
-  eval "$(rlsolve plan train.yaml --output env --component rollout --rank 3)"
-  rlsolve plan train.yaml --output json > plan.json
-  rlsolve plan --diff plan.json train.yaml cluster.num_nodes=3
-  rlsolve plan --diff old.yaml new.yaml --output json | jq .moved`,
+		Use:     "plan FILE [KEY=VALUE...] | --diff OLD NEW [KEY=VALUE...]",
+		Short:   "Show where every worker lands: node, GPUs, ranks, environment",
+		Long:    help("plan"),
+		Example: help("plan.example"),
 		Args: func(cmd *cobra.Command, args []string) error {
 			files, err := in.files(args)
 			if err != nil {
@@ -129,8 +96,8 @@ func runPlan(in *inputFlags, args []string, pa planArgs) error {
 	if err != nil {
 		return err
 	}
-	if err := in.stdinOnce(args); err != nil {
-		return err
+	if err := pipeline.StdinOnce(args, in.slime); err != nil {
+		return usageErrorf("%v", err)
 	}
 	file := ""
 	if len(args) > 0 {
@@ -156,9 +123,7 @@ func runPlan(in *inputFlags, args []string, pa planArgs) error {
 // planned prints a checked config's diagnostics and returns its plan, or
 // the error plan exits with when there is none.
 func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src diag.Sources, full bool) (*render.Input, error) {
-	for name, text := range o.Sources {
-		src.Files[name] = text
-	}
+	o.AddSources(src)
 	input := o.RenderInput()
 	if so != nil {
 		input = so.RenderInput()
@@ -169,59 +134,25 @@ func planned(in *inputFlags, o *pipeline.Outcome, so *pipeline.SlimeOutcome, src
 		}
 		return nil, &exitError{code: exitInvalid}
 	}
-	planDiagnostics(o, src, full, in.quiet)
+	pipeline.WritePlanDiagnostics(os.Stderr, o, src, pipeline.PlanDiagnostics{Full: full, Quiet: in.quiet, Color: useColor()})
 	return input, nil
-}
-
-// planDiagnostics shows a valid config's warnings and notes: in full with
-// --diagnostics, else as one line that counts them, so that a user who
-// ran check first sees each once; a warning that the real layout may
-// differ from the plan is always shown in full.
-func planDiagnostics(o *pipeline.Outcome, src diag.Sources, full, quiet bool) {
-	switch {
-	case full:
-		diag.Text(os.Stderr, o.Diagnostics, src, useColor())
-	case quiet || len(o.Diagnostics) == 0:
-	default:
-		var shown model.Diagnostics
-		for _, d := range o.Diagnostics {
-			if model.ChangesLayout(d.Code) {
-				shown = append(shown, d)
-			}
-		}
-		if len(shown) > 0 {
-			diag.Text(os.Stderr, shown, src, useColor())
-		}
-		var b strings.Builder
-		diag.SummaryAllowed(&b, o.Diagnostics, o.File, o.Allowed)
-		fmt.Fprintf(os.Stderr, "%s; `rlsolve check` shows them (or plan --diagnostics)\n", strings.TrimSuffix(b.String(), "\n"))
-	}
 }
 
 // writePlan writes the plan in format; title heads a picture.
 func writePlan(w io.Writer, in *render.Input, format render.Format, title, component string, rank int) error {
-	switch format {
-	case render.FormatJSON:
-		return render.WriteJSON(w, in, true)
-	case render.FormatYAML:
-		return render.WriteYAML(w, in)
-	case render.FormatSVG:
-		return render.SVG(w, in, render.Options{Title: title})
-	case render.FormatHTML:
-		return render.HTML(w, in, render.Options{Title: title})
-	case render.FormatEnv:
-		cp := in.Plan.Component(component)
-		if cp == nil {
-			where := title
-			if where == "" {
-				where = "the --slime layout"
-			}
-			return usageErrorf("--component: %v", rlexec.UnknownComponent(in.Plan, component, where))
-		}
-		if rank < 0 || rank >= cp.Placements.Len() {
-			return usageErrorf("--rank must be between 0 and %d for %s", cp.Placements.Len()-1, component)
-		}
-		return render.WriteEnv(w, in, cp, rank)
+	if format != render.FormatEnv {
+		return render.Write(w, in, format, title)
 	}
-	return render.WriteTable(w, in)
+	cp := in.Plan.Component(component)
+	if cp == nil {
+		where := title
+		if where == "" {
+			where = "the --slime layout"
+		}
+		return usageErrorf("--component: %v", rlexec.UnknownComponent(in.Plan, component, where))
+	}
+	if rank < 0 || rank >= cp.Placements.Len() {
+		return usageErrorf("--rank must be between 0 and %d for %s", cp.Placements.Len()-1, component)
+	}
+	return render.WriteEnv(w, in, cp, rank)
 }

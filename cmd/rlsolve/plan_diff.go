@@ -1,15 +1,8 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
-	"errors"
-	"io"
 	"os"
-	"path/filepath"
-	"strings"
 
-	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
 	"github.com/rlsolve/rlsolve/render"
@@ -43,11 +36,8 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 	var plans [2]*model.PlanRecords
 	var names [2]string
 	for i, file := range files {
-		names[i] = file
-		if file == "-" {
-			names[i] = "<stdin>"
-		}
-		if plans[i], err = diffSide(in, file, names[i], in.options(inv, "")); err != nil {
+		names[i] = pipeline.PlanName(file)
+		if plans[i], err = diffSide(in, file, in.options(inv, "")); err != nil {
 			return err
 		}
 	}
@@ -59,11 +49,14 @@ func runPlanDiff(in *inputFlags, args []string, output string) error {
 }
 
 // diffSide reads one plan of a diff: a plan document, or a config checked
-// and planned; name is how messages call it.
-func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.PlanRecords, error) {
-	if r, closeFile, _ := openPlanDocument(file); r != nil {
-		defer closeFile()
-		return readPlanRecords(r, name, in.sources())
+// and planned.
+func diffSide(in *inputFlags, file string, opt pipeline.Options) (*model.PlanRecords, error) {
+	recs, isDoc, bad, err := pipeline.ReadPlanRecords(file, os.Stdin)
+	switch {
+	case bad != nil:
+		return nil, reportOutcome(bad, in.sources())
+	case isDoc:
+		return recs, err
 	}
 	o, so := pipeline.Check(file, "", opt)
 	input, err := planned(in, o, so, in.sources(), false)
@@ -75,46 +68,6 @@ func diffSide(in *inputFlags, file, name string, opt pipeline.Options) (*model.P
 		return nil, err
 	}
 	return doc.Records(), nil
-}
-
-// readPlanRecords reads a plan document's workers. A document that
-// cannot be read is RLS-E0130, exit 1, whether --diff or --from reads it.
-func readPlanRecords(r io.Reader, name string, src diag.Sources) (*model.PlanRecords, error) {
-	doc, err := render.ReadPlanDocument(r, name)
-	var de *render.DocumentError
-	if errors.As(err, &de) {
-		return nil, report(model.Diagnostics{de.Diagnostic()}, src, name, nil, exitInvalid)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return doc.Records(), nil
-}
-
-// openPlanDocument opens file when it holds a plan document: "-"
-// (standard input), a file named *.json, or one whose text starts with '{'
-// or '[', as JSON does and RLinf's YAML configs do not; --diff and --from
-// decide alike, so that they read the same bad document the same way. It returns nil for anything else, a file
-// that cannot be opened included (with its error).
-func openPlanDocument(file string) (io.Reader, func(), error) {
-	if file == "-" {
-		return os.Stdin, func() {}, nil
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, err
-	}
-	r := bufio.NewReader(f)
-	if strings.EqualFold(filepath.Ext(file), ".json") {
-		return r, func() { f.Close() }, nil
-	}
-	head, _ := r.Peek(4096)
-	head = bytes.TrimLeft(bytes.TrimPrefix(head, []byte("\xef\xbb\xbf")), " \t\r\n")
-	if len(head) == 0 || head[0] != '{' && head[0] != '[' {
-		f.Close()
-		return nil, nil, nil
-	}
-	return r, func() { f.Close() }, nil
 }
 
 // completeDiffArgs completes plan's arguments under --diff: two plans,

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/rlsolve/rlsolve/diag"
+	"github.com/rlsolve/rlsolve/internal/buildinfo"
 	"github.com/rlsolve/rlsolve/internal/fuzzy"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -12,23 +13,10 @@ import (
 
 func newRoot() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "rlsolve",
-		Short: "Check, plan and explain GPU-cluster placements for RL training",
-		Long: `rlsolve reads an RLinf training config (or its cluster: section) and an
-inventory of the cluster's hardware, and tells you in milliseconds whether the
-placement is valid, where every worker lands, and exactly why a layout fails.
-
-Inventory, first found: --inventory FILE (or a live Ray cluster's URL,
-http://HEAD:8265 or ray://HEAD:8265); $RLSOLVE_INVENTORY; the inventory: of
-the .rlsolve.yaml nearest the config (up to the repository's root) unless
---gpus-per-node is given; an inventory: key in the config; --gpus-per-node N;
-otherwise 8 NVIDIA GPUs per node (with a note).
-
-Exit codes: 0 ok (warnings allowed unless --strict), 1 invalid config,
-2 usage or I/O error, 3 internal error.`,
-		Example: `  rlsolve check examples/single-node/train.yaml
-  rlsolve plan examples/disaggregated-8node/train.yaml --output json
-  rlsolve explain RLS-E0401`,
+		Use:           "rlsolve",
+		Short:         "Check, plan and explain GPU-cluster placements for RL training",
+		Long:          help("rlsolve"),
+		Example:       help("rlsolve.example"),
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		// A bare `rlsolve` is a usage error: show the help on stderr, exit 2.
@@ -40,8 +28,8 @@ Exit codes: 0 ok (warnings allowed unless --strict), 1 invalid config,
 	}
 	// --version prints what `rlsolve version` prints (cobra adds the flag
 	// when Version is set; the template replaces its own wording).
-	root.Version = version()
-	root.SetVersionTemplate(strings.ReplaceAll(versionText(), "{{", "{{`{{`}}") + "\n")
+	root.Version = buildinfo.Short()
+	root.SetVersionTemplate(strings.ReplaceAll(buildinfo.Text(), "{{", "{{`{{`}}") + "\n")
 	root.PersistentFlags().Var((*colorFlag)(&colorMode), "color", "ANSI colours in messages: auto (a terminal, unless NO_COLOR is set or TERM=dumb), always or never")
 	_ = root.RegisterFlagCompletionFunc("color", cobra.FixedCompletions(diag.ColorModes, cobra.ShellCompDirectiveNoFileComp))
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return suggestFlag(c, err) })

@@ -1,19 +1,13 @@
 package main
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/internal/textedit"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/pipeline"
-	"github.com/rlsolve/rlsolve/render"
-	"github.com/rlsolve/rlsolve/solver"
 	"github.com/rlsolve/rlsolve/suggest"
 	"github.com/spf13/cobra"
 )
@@ -36,53 +30,11 @@ type solveFlags struct {
 func newSolve() *cobra.Command {
 	f := &solveFlags{}
 	c := &cobra.Command{
-		Use:   "solve FILE [KEY=VALUE...]",
-		Short: "Place components from what they need: the solver chooses the devices",
-		Long: `solve reads a config whose components state what they need instead of where
-they go, chooses the devices with the SAT solver under the same rules check
-applies, and prints the config with each requirement replaced by the placement
-RLinf reads. Comments, key order and every other value stay byte for byte;
---write edits the file, if it still holds what solve read (else it is left
-as it is, exit 2), keeping its owner, group, mode and extended attributes;
-a read-only file is refused unless --force-readonly. It is replaced
-atomically, except a file with hard links or in a folder rlsolve cannot
-create files in, which is written in place (docs/writes.md). The result is
-checked the ordinary way before it is printed or written.
-
-Requirement keys (in component_placement, instead of a placement string):
-  gpus: N              devices: GPUs (robots, or nodes, for groups without GPUs);
-                       gpus: auto lets the cost model choose (--objective cost)
-  processes: N         processes (with gpus: several devices or several
-                       processes per device)
-  gpus_per_process: N  devices per process (default: the component's TP size
-                       where the placement class defines one, else 1); each
-                       process's devices are on one node
-  nodes: N             N whole nodes
-  node_group: LABEL    where (default: the whole cluster)
-  with: NAME           the same devices as component NAME (collocated)
-  apart_from: [NAMES]  devices disjoint from theirs
-Every component gets devices of its own unless 'with' says otherwise;
-placement strings and requirements mix freely in one file.
-
-Objectives (--objective): pack (default) uses the fewest nodes, then the
-lowest ranks, component by component: what a careful person writes; spread
-puts as few devices of one component on one node as it can; keep (with --from
-plan.json) moves the fewest workers of a previous plan, then packs as pack
-does, e.g. after a node failed (--without-node); cost gives the components that say 'gpus: auto' the
-counts of the layout RLinf's auto-placement cost model prices best (the model
-of 'rlsolve suggest', in the mode the requirements ask for: collocated when
-the rollout is 'with' the actor), then packs; --output json's value is then
-the modeled seconds per iteration.
-
-When nothing fits, solve exits 1 with the smallest set of requirements and
-cluster facts that cannot hold together, each located, and fixes (a smaller
-count, another node group) that solving again confirmed.`,
-		Example: `  rlsolve solve train.yaml --inventory cluster.yaml
-  rlsolve solve train.yaml --inventory cluster.yaml --write
-  rlsolve solve train.yaml --gpus-per-node 8 --objective spread --output json
-  rlsolve solve train.yaml --inventory cluster.yaml --output plan > plan.json
-  rlsolve solve train.yaml --inventory cluster.yaml --from plan.json --without-node 3`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "solve FILE [KEY=VALUE...]",
+		Short:   "Place components from what they need: the solver chooses the devices",
+		Long:    help("solve"),
+		Example: help("solve.example"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSolve(cmd, f, args)
 		},
@@ -96,39 +48,22 @@ count, another node group) that solving again confirmed.`,
 	c.Flags().IntSliceVar(&f.without, "without-node", nil, "a node rank solve must not use (repeatable)")
 	c.Flags().BoolVar(&f.stats, "stats", false, "print the size of the SAT instance and the solver's calls and time on stderr")
 	completeFlagValues(c, solveOutputs...)
-	_ = c.RegisterFlagCompletionFunc("objective", cobra.FixedCompletions(objectiveNames(), cobra.ShellCompDirectiveNoFileComp))
+	_ = c.RegisterFlagCompletionFunc("objective", cobra.FixedCompletions(pipeline.ObjectiveNames(), cobra.ShellCompDirectiveNoFileComp))
 	_ = c.MarkFlagFilename("from", "json")
 	return c
-}
-
-// objectiveCost is solve's fourth objective: the cost model (suggest's)
-// chooses the counts of `gpus: auto`, then the placement packs.
-const objectiveCost = "cost"
-
-func objectiveNames() []string {
-	var out []string
-	for _, o := range solver.Objectives {
-		out = append(out, string(o))
-	}
-	return append(out, objectiveCost)
 }
 
 // solveOptions checks solve's flags and reads the previous plan.
 func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, error) {
 	opt := pipeline.SolveOptions{Options: f.in.options(inv, ""), Without: f.without}
-	obj := solver.Objective(f.objective)
+	obj, cost, ok, err := pipeline.ParseObjective(f.objective, f.from != "")
 	switch {
-	case f.objective == "" && f.from != "":
-		obj = solver.ObjectiveKeep
-	case f.objective == "":
-		obj = solver.ObjectivePack
-	case f.objective == objectiveCost:
-		obj = solver.ObjectivePack
+	case !ok:
+		return opt, usageErrorf("--objective must be %s, not %q", orList(pipeline.ObjectiveNames()), f.objective)
+	case err != nil:
+		return opt, usageErrorf("%v", err)
+	case cost:
 		opt.CostModel = suggest.CostModel(suggest.Options{SolverBudget: f.in.budget})
-	case !slices.Contains(solver.Objectives, obj):
-		return opt, usageErrorf("--objective must be %s, not %q", orList(objectiveNames()), f.objective)
-	case obj == solver.ObjectiveKeep && f.from == "":
-		return opt, usageErrorf("--objective keep needs --from PLAN.json, the plan whose workers to keep")
 	}
 	opt.Objective = obj
 	for _, n := range f.without {
@@ -150,19 +85,16 @@ func (f *solveFlags) solveOptions(inv *model.Inventory) (pipeline.SolveOptions, 
 
 // previous reads --from: the plan whose workers keep stays close to.
 func (f *solveFlags) previous() (*model.PlanRecords, error) {
-	r, closeFile, err := openPlanDocument(f.from)
-	if err != nil {
+	recs, doc, bad, err := pipeline.ReadPlanRecords(f.from, os.Stdin)
+	switch {
+	case bad != nil:
+		return nil, reportOutcome(bad, f.in.sources())
+	case !doc && err != nil:
 		return nil, &exitError{code: exitUsage, msg: fmt.Sprintf("--from: %v", err)}
-	}
-	if r == nil {
+	case !doc:
 		return nil, usageErrorf("--from %s is not a plan document (rlsolve plan --output json writes one)", f.from)
 	}
-	defer closeFile()
-	name := f.from
-	if name == "-" {
-		name = "<stdin>" // as --diff calls it
-	}
-	return readPlanRecords(r, name, f.in.sources())
+	return recs, err
 }
 
 func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
@@ -196,10 +128,8 @@ func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
 		return usageErrorf("--write writes the config FILE: it cannot write standard input")
 	}
 	s := pipeline.SolveFile(file, opt)
-	if f.stats && s.Placement != nil {
-		st := s.Placement.Stats
-		fmt.Fprintf(os.Stderr, "solve: %d variables, %d clauses, %d solver calls, %v (objective %s, value %d)\n",
-			st.Vars, st.Clauses, st.Calls, st.Elapsed.Round(time.Microsecond), s.Placement.Objective, s.Placement.Value)
+	if f.stats {
+		fmt.Fprint(os.Stderr, s.StatsLine())
 	}
 	return f.report(s, prev)
 }
@@ -208,14 +138,10 @@ func runSolve(cmd *cobra.Command, f *solveFlags, args []string) error {
 // stdout (or in the file), the moves from --from's plan on stderr.
 func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 	src := f.in.sources()
-	for name, text := range s.Sources {
-		src.Files[name] = text
-	}
+	s.AddSources(src)
 	if s.Text == nil {
 		if f.output == "json" {
-			enc := json.NewEncoder(os.Stdout)
-			enc.SetIndent("", "  ")
-			if err := enc.Encode(diag.CheckEnvelope(false, s.Diagnostics)); err != nil {
+			if err := diag.WriteCheckEnvelope(os.Stdout, false, s.Diagnostics); err != nil {
 				return err
 			}
 			return exitFor([]*pipeline.Outcome{s.Outcome})
@@ -224,7 +150,7 @@ func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 	}
 	diag.Text(os.Stderr, s.Diagnostics, src, useColor())
 	if prev != nil && s.Verified.Result != nil {
-		if err := printMoves(prev, s, f.from); err != nil {
+		if err := s.WriteMoves(os.Stderr, prev, f.from); err != nil {
 			return err
 		}
 	}
@@ -237,53 +163,11 @@ func (f *solveFlags) report(s *pipeline.Solved, prev *model.PlanRecords) error {
 // writeResult prints the solved config, its placements or its plan, or
 // writes the config back.
 func (f *solveFlags) writeResult(s *pipeline.Solved) error {
-	switch {
-	case f.write:
-		if err := standaloneRefusal(s); err != nil {
-			return err
-		}
-		err := textedit.Replace(s.File, s.Sources[s.File], s.Text, textedit.WriteOptions{ForceReadOnly: f.forceReadOnly})
-		if err != nil {
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("--write: %v", err)}
-		}
-		for _, p := range s.Placement.Placed {
-			fmt.Fprintf(os.Stderr, "%s: %s placed at %q\n", s.File, p.Name, p.Placement)
-		}
-		return nil
-	case f.output == "json":
-		return render.WriteSolveJSON(os.Stdout, s.Document())
-	case f.output == "plan":
-		return render.WriteJSON(os.Stdout, s.Verified.RenderInput(), true)
+	if !f.write {
+		return s.WriteResult(os.Stdout, f.output)
 	}
-	_, err := os.Stdout.Write(s.Text)
-	return err
-}
-
-// printMoves prints, on stderr, which workers of the previous plan moved.
-func printMoves(prev *model.PlanRecords, s *pipeline.Solved, from string) error {
-	doc, err := render.NewDocument(s.Verified.RenderInput())
-	if err != nil {
-		return err
+	if err := s.WriteBack(textedit.WriteOptions{ForceReadOnly: f.forceReadOnly}, os.Stderr); err != nil {
+		return &exitError{code: exitUsage, msg: err.Error()}
 	}
-	d := model.DiffPlans(prev, doc.Records())
-	return render.WriteDiffTable(os.Stderr, &d, from, s.File+" (solved)")
-}
-
-// standaloneRefusal refuses --write when the placements hold only with the
-// command-line overrides: the file would keep the values they replaced, and
-// the next check of it, without them, would fail.
-func standaloneRefusal(s *pipeline.Solved) error {
-	if s.Standalone == nil || !s.Standalone.Failed() {
-		return nil
-	}
-	first := ""
-	for _, d := range s.Standalone.Diagnostics {
-		if d.Severity == model.SeverityError {
-			first = fmt.Sprintf(" (%s: %s)", d.Code, d.Summary)
-			break
-		}
-	}
-	return &exitError{code: exitUsage, msg: fmt.Sprintf("--write: the placements depend on the overrides %s, which --write does not put into %s: "+
-		"check would refuse the written file without them%s; state the values in the file, or solve without --write and pass the overrides again",
-		strings.Join(s.NeedsOverrides, " "), s.File, first)}
+	return nil
 }

@@ -51,8 +51,13 @@ Cluster, first found: --inventory FILE (or a live Ray cluster's URL);
 .rlsolve.yaml; an inventory: key in FILE; otherwise 8 GPUs per node (one
 node when N < 8), with a note.
 
-Exit codes: 0 suggestions printed, 1 invalid config or no valid placement,
-2 usage or I/O error, 3 internal error or solver budget exceeded.`,
+A mode with no suggestion gets one line saying which rule refuses it, at
+the key of FILE it comes from; a best layout that FILE already has is said
+to be the file's layout.
+
+Exit codes: 0 suggestions printed (also when the best is FILE's own layout),
+1 invalid config or no valid placement, 2 usage or I/O error, 3 internal
+error or solver budget exceeded.`,
 		Example: `  rlsolve suggest train.yaml --gpus 32
   rlsolve suggest train.yaml --gpus 128 --gpus-per-node 8 --top 5
   rlsolve suggest train.yaml --inventory cluster.yaml --output json

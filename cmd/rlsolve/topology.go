@@ -1,13 +1,10 @@
 package main
 
 import (
-	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/rlsolve/rlsolve/diag"
 	"github.com/rlsolve/rlsolve/grammar"
@@ -17,9 +14,6 @@ import (
 )
 
 func init() { register(newTopology) }
-
-// slurmTimeout bounds each discovery (scontrol on a busy controller).
-const slurmTimeout = 60 * time.Second
 
 type topologyFlags struct {
 	nvml, slurm, allStates bool
@@ -34,46 +28,11 @@ type topologyFlags struct {
 func newTopology() *cobra.Command {
 	var f topologyFlags
 	c := &cobra.Command{
-		Use:   "topology (--nvml | --slurm | --ray URL|FILE)",
-		Short: "Discover an inventory: this node's GPUs (NVML), a Slurm allocation, or a Ray cluster (live or a dump)",
-		Long: `topology writes the inventory that check and plan read (--inventory FILE), so
-that nobody types their hardware by hand. Exactly one source:
-
-  --nvml        this node, through the NVIDIA driver: GPU count, model, memory,
-                and per GPU its UUID, PCI bus id, NUMA node and NVLink peers.
-                Run it on every node and combine the files with 'topology merge'.
-  --slurm       the nodes of the current allocation (SLURM_JOB_NODELIST) or of
-                --partition P: Slurm node names, addresses, CPUs and GPU gres, in
-                host-list order.
-  --ray URL     a live Ray cluster, by its dashboard (http://HEAD:8265, or
-                ray://HEAD:8265 for the same port): the alive nodes from the
-                State API, and from a short probe job on every node each
-                raylet's RLINF_NODE_RANK, NVML's GPU count and model, and its
-                Python (--no-probe: HTTP only). --wait-nodes N waits, polling
-                once a second as RLinf does, until N nodes are alive (at most
-                --timeout, then exit 2 naming who joined). A warning where
-                Ray's GPU resource differs from NVML's count: RLinf counts NVML.
-                The token: RAY_AUTH_TOKEN, RAY_AUTH_TOKEN_PATH, ~/.ray/auth_token.
-  --ray FILE    a dump of Ray's node list ('ray list nodes --detail --format
-                json', or json.dumps(ray.nodes())): alive nodes, IPs, GPUs, and
-                RLINF_NODE_RANK where the dump carries it.
-
-Nodes without an explicit rank are ordered by IPv4 address, numerically
-(decision D13), with a warning where RLinf would order them differently;
-with --ray, --rlinf-order numbers them as RLinf will instead (the head node
-first, then by accelerator type, IPs compared as strings).
-The inventory goes to stdout (YAML, or JSON with --output json); warnings
-to stderr. Exit 2 when the source cannot be read (no driver, a failing
-scontrol, a bad dump, an unreachable dashboard or a refused token).`,
-		Example: `  rlsolve topology --nvml --rank 0 > node0.yaml
-  rlsolve topology merge node*.yaml > cluster.yaml
-  rlsolve topology --slurm > cluster.yaml        # inside salloc/sbatch
-  rlsolve topology --slurm --partition gpu --output json
-  rlsolve topology --ray http://head:8265 --wait-nodes 4 --timeout 5m > cluster.yaml
-  rlsolve check train.yaml --inventory ray://head:8265     # the live cluster, read the same way
-  ray list nodes --detail --format json > nodes.json && rlsolve topology --ray nodes.json
-  rlsolve check train.yaml --inventory cluster.yaml`,
-		Args: cobra.NoArgs,
+		Use:     "topology (--nvml | --slurm | --ray URL|FILE)",
+		Short:   "Discover an inventory: this node's GPUs (NVML), a Slurm allocation, or a Ray cluster (live or a dump)",
+		Long:    help("topology"),
+		Example: help("topology.example"),
+		Args:    cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(f.output, topologyOutputs, ""); err != nil {
 				return err
@@ -164,128 +123,62 @@ func writeInventory(cmd *cobra.Command, inv *model.Inventory, output string, ran
 	return nil
 }
 
-func warn(cmd *cobra.Command, format string, args ...any) {
-	fmt.Fprintf(cmd.ErrOrStderr(), "rlsolve: warning: "+format+"\n", args...)
+// writeDiscovered prints what a discovery found to stdout.
+func writeDiscovered(cmd *cobra.Command, d *topology.Discovered, output string) error {
+	return writeInventory(cmd, d.Inventory, output, d.Ranked, d.Comments...)
 }
 
 func topologyNVML(cmd *cobra.Command, f *topologyFlags, lib topology.NVMLLibrary) error {
-	rank := f.rank
-	if rank < 0 {
-		r, err := topology.EnvNodeRank(os.LookupEnv, grammar.DefaultLimits.MaxClusterNodes)
-		if err != nil {
-			return usageErrorf("%v", err)
-		}
-		rank = r
-	}
-	host := f.hostname
-	if host == "" {
-		host, _ = os.Hostname()
-	}
-	ip := f.ip
-	if ip == "" {
-		ip = topology.LocalIPv4()
-	}
-	node, err := topology.DiscoverNVML(lib, topology.NVMLOptions{Hostname: host, IP: ip})
+	d, err := topology.DiscoverThisNode(lib, topology.NVMLRequest{Rank: f.rank, Hostname: f.hostname, IP: f.ip, LookupEnv: os.LookupEnv})
 	if err != nil {
-		if errors.Is(err, topology.ErrNoNVML) {
-			return usageErrorf("%v\n%s", err, topology.NoDriverHelp)
-		}
-		return usageErrorf("reading the GPUs through NVML: %v", err)
+		return usageErrorf("%v", err)
 	}
-	node.Rank = max(rank, 0)
-	inv := &model.Inventory{Nodes: []model.Node{*node}, Source: "NVML"}
-	comments := []string{fmt.Sprintf("rlsolve topology --nvml: %d GPU(s) on %s", node.AccelCount, orUnknown(host))}
-	if rank < 0 {
-		comments = append(comments, "No rank: give one with --rank N (or RLINF_NODE_RANK), or let 'rlsolve topology merge' order the nodes by IP.")
-	}
-	return writeInventory(cmd, inv, f.output, rank >= 0, comments...)
-}
-
-func orUnknown(s string) string {
-	if s == "" {
-		return "this node"
-	}
-	return s
+	return writeDiscovered(cmd, d, f.output)
 }
 
 func topologySlurm(cmd *cobra.Command, f *topologyFlags, run topology.Runner) error {
-	nodeList := os.Getenv("SLURM_JOB_NODELIST")
-	if nodeList == "" {
-		nodeList = os.Getenv("SLURM_NODELIST")
-	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), slurmTimeout)
-	defer cancel()
-	inv, warnings, err := topology.DiscoverSlurm(ctx, topology.SlurmOptions{Partition: f.partition, NodeList: nodeList, AllStates: f.allStates, Run: run})
+	opt := topology.SlurmOptions{Partition: f.partition, AllStates: f.allStates, Run: run}
+	d, warnings, err := topology.DiscoverAllocation(cmd.Context(), opt, os.Getenv)
 	for _, w := range warnings {
-		warn(cmd, "%s", w)
+		fmt.Fprintf(cmd.ErrOrStderr(), "rlsolve: warning: %s\n", w)
 	}
 	if err != nil {
 		return usageErrorf("topology --slurm: %v", err)
 	}
-	return writeInventory(cmd, inv, f.output, true,
-		fmt.Sprintf("rlsolve topology --slurm: %d node(s) of %s, ranks in host-list order", len(inv.Nodes), inv.Source),
-		"Host names are Slurm node names (what srun --nodelist takes).")
+	return writeDiscovered(cmd, d, f.output)
 }
 
 func topologyRay(cmd *cobra.Command, f *topologyFlags) error {
-	data, d := grammar.ReadFile(f.ray, grammar.DefaultLimits)
-	if d != nil {
-		return usageErrorf("topology --ray: %s", d.Summary)
-	}
-	inv, ds, err := topology.ImportRayWith(f.ray, data, topology.RayOptions{RLinfOrder: f.rlinfOrder})
-	src := diag.MapSources(map[string][]byte{f.ray: data})
-	diag.Text(cmd.ErrOrStderr(), ds, src, useColor())
+	d, ds, data, err := topology.ReadRayDump(f.ray, topology.RayOptions{RLinfOrder: f.rlinfOrder})
+	diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(map[string][]byte{f.ray: data}), useColor())
 	if err != nil {
-		var re *topology.RayError
-		if errors.As(err, &re) {
-			diag.Text(cmd.ErrOrStderr(), model.Diagnostics{{Severity: model.SeverityError, Summary: re.Msg, Primary: re.Span}}, src, useColor())
-			return &exitError{code: exitUsage, msg: fmt.Sprintf("%s is not a usable Ray node list", f.ray)}
-		}
-		return usageErrorf("topology --ray: %v", err)
+		return usageErrorf("%v", err)
 	}
-	if inv == nil || ds.HasErrors() {
-		return &exitError{code: exitUsage, msg: fmt.Sprintf("%s: RLinf could not number these nodes either; fix RLINF_NODE_RANK and dump again", f.ray)}
-	}
-	return writeInventory(cmd, inv, f.output, true,
-		fmt.Sprintf("rlsolve topology --ray %s: %d alive node(s)", f.ray, len(inv.Nodes)))
+	return writeDiscovered(cmd, d, f.output)
 }
 
 func newTopologyMerge() *cobra.Command {
 	var output string
 	c := &cobra.Command{
-		Use:   "merge FILE...",
-		Short: "Combine per-node inventory files (from topology --nvml on each node) into one",
-		Long: `merge reads inventory files (typically one 'rlsolve topology --nvml' file per
-node) and writes one inventory with ranks 0..n-1. When every node carries a
-rank, those are used and must be unique and without gaps; when none does,
-nodes are ordered by IPv4 address (D13), with a warning where RLinf would
-order them differently; a mix is an error, as in RLinf. Two entries with one
-rank, host name or GPU UUID are errors that point at both files (exit 1).`,
-		Example: `  rlsolve topology merge node0.yaml node1.yaml > cluster.yaml
-  rlsolve topology merge nodes/*.yaml --output json`,
-		Args: cobra.MinimumNArgs(1),
+		Use:     "merge FILE...",
+		Short:   "Combine per-node inventory files (from topology --nvml on each node) into one",
+		Long:    help("topology-merge"),
+		Example: help("topology-merge.example"),
+		Args:    cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkOutput(output, topologyOutputs, ""); err != nil {
 				return err
 			}
-			var inputs []topology.MergeInput
-			files := map[string][]byte{}
-			for _, file := range args {
-				data, d := grammar.ReadFile(file, grammar.DefaultLimits)
-				if d != nil {
-					diag.Text(cmd.ErrOrStderr(), model.Diagnostics{*d}, diag.MapSources(nil), useColor())
-					return &exitError{code: exitUsage}
-				}
-				inputs = append(inputs, topology.MergeInput{File: file, Data: data})
-				files[file] = data
+			d, ds, texts, bad := topology.MergeFiles(args)
+			if bad != nil {
+				diag.Text(cmd.ErrOrStderr(), model.Diagnostics{*bad}, diag.MapSources(nil), useColor())
+				return &exitError{code: exitUsage}
 			}
-			inv, ds := topology.Merge(inputs, grammar.DefaultLimits)
-			if inv == nil || ds.HasErrors() {
-				return report(ds, diag.MapSources(files), strings.Join(args, ", "), nil, exitInvalid)
+			if d == nil {
+				return report(ds, diag.MapSources(texts), strings.Join(args, ", "), nil, exitInvalid)
 			}
-			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(files), useColor())
-			return writeInventory(cmd, inv, output, true,
-				fmt.Sprintf("rlsolve topology merge: %d node(s) from %s", len(inv.Nodes), strings.Join(args, ", ")))
+			diag.Text(cmd.ErrOrStderr(), ds, diag.MapSources(texts), useColor())
+			return writeDiscovered(cmd, d, output)
 		},
 	}
 	c.Flags().StringVarP(&output, "output", "o", topologyOutputs[0], outputHelp(topologyOutputs))

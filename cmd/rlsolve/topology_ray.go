@@ -74,7 +74,7 @@ func discoverRay(cmd *cobra.Command, address string, lf rayLiveFlags, rlinfOrder
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	opt := topology.RayLiveOptions{Client: c, Probe: !lf.noProbe, WaitNodes: lf.waitNodes, RLinfOrder: rlinfOrder}
+	opt := topology.RayLiveOptions{Client: c, Probe: !lf.noProbe, WaitNodes: lf.waitNodes, RLinfOrder: rlinfOrder, CacheDir: topology.ProbeCacheDir()}
 	if lf.waitNodes > 0 {
 		opt.Timeout = lf.timeout
 		opt.Progress = func(alive []string, want int) {
@@ -93,6 +93,7 @@ func discoverRay(cmd *cobra.Command, address string, lf rayLiveFlags, rlinfOrder
 		return nil, usageErrorf("%v", err)
 	}
 	diag.Text(stderr, live.Diagnostics, diag.MapSources(nil), useColor())
+	sweptNote(stderr, "rlsolve", live)
 	if lf.noProbe {
 		fmt.Fprintln(stderr, "rlsolve: note: --no-probe: RLINF_NODE_RANK is read only from node labels (ray start --labels), and NVML's GPU count is not compared with Ray's")
 	}
@@ -100,6 +101,17 @@ func discoverRay(cmd *cobra.Command, address string, lf rayLiveFlags, rlinfOrder
 		return nil, usageErrorf("%s: RLinf could not number these nodes either; fix RLINF_NODE_RANK on the nodes", c.Address())
 	}
 	return live, nil
+}
+
+// sweptNote says which probe job records an earlier rlsolve left (killed
+// before it could delete them) this run deleted, or why it could not look.
+func sweptNote(w io.Writer, who string, live *topology.RayLive) {
+	if len(live.Swept) > 0 {
+		fmt.Fprintf(w, "%s: note: deleted %d finished probe job record(s) an earlier rlsolve left on the cluster: %s\n", who, len(live.Swept), strings.Join(live.Swept, ", "))
+	}
+	if live.SweepErr != nil {
+		fmt.Fprintf(w, "%s: note: could not clear probe job records an earlier rlsolve left: %v\n", who, live.SweepErr)
+	}
 }
 
 func listed(ips []string) string {
@@ -118,6 +130,9 @@ func topologyRayLive(cmd *cobra.Command, f *topologyFlags) error {
 	}
 	inv := live.Inventory
 	comments := []string{fmt.Sprintf("rlsolve topology --ray %s: %d alive node(s), Ray %s", f.ray, len(inv.Nodes), live.Version)}
+	if live.Cached {
+		comments[0] += fmt.Sprintf(" (the probe's facts about these raylets kept from an earlier probe in %s)", topology.ProbeCacheDir())
+	}
 	byIP := map[string]topology.RayFacts{}
 	for _, fact := range live.Facts {
 		byIP[fact.IP] = fact

@@ -1,7 +1,10 @@
 // Package fuzzy finds near-miss names for "did you mean" hints.
 package fuzzy
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // Nearest returns the candidate within edit distance 2 of s (the closest,
 // first on ties), or "" when none is that close. A case-insensitive exact
@@ -44,4 +47,16 @@ func Distance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// NearOrAll is names, or, when none starts with what was typed, the
+// nearest name (did you mean), which shells that match loosely offer.
+func NearOrAll(names []string, typed string) []string {
+	if typed == "" || slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, typed) }) {
+		return names
+	}
+	if near := Nearest(typed, names); near != "" {
+		return []string{near}
+	}
+	return names
 }

@@ -1,6 +1,9 @@
 package fuzzy
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestNearest(t *testing.T) {
 	cands := []string{"num_nodes", "component_placement", "node_groups", "Franka"}
@@ -17,5 +20,19 @@ func TestNearest(t *testing.T) {
 	}
 	if d := Distance("kitten", "sitting"); d != 3 {
 		t.Errorf("Distance = %d, want 3", d)
+	}
+}
+
+func TestNearOrAll(t *testing.T) {
+	names := []string{"actor", "rollout", "reward"}
+	for typed, want := range map[string]string{
+		"":       "actor rollout reward",
+		"r":      "actor rollout reward",
+		"rolout": "rollout",
+		"xyz":    "actor rollout reward",
+	} {
+		if got := strings.Join(NearOrAll(names, typed), " "); got != want {
+			t.Errorf("%q: %q, want %q", typed, got, want)
+		}
 	}
 }

@@ -191,3 +191,12 @@ func (c *Client) JobLogs(ctx context.Context, id string) (string, error) {
 	err = c.getJSON(ctx, op, path+"/logs", &r)
 	return r.Logs, err
 }
+
+// Jobs lists the cluster's job records (GET /api/jobs/, the list of
+// JobDetails that `ray job list` prints), at most MaxBodyBytes of them.
+func (c *Client) Jobs(ctx context.Context) ([]JobInfo, error) {
+	var out []JobInfo
+	// The trailing slash is required, as for a submit.
+	err := c.getJSON(ctx, "list jobs", "/api/jobs/", &out)
+	return out, err
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -145,5 +146,32 @@ func TestStopDeleteLogs(t *testing.T) {
 	}
 	if _, err := c.StopJob(ctx, "rec-no-such-job"); !errors.Is(err, ErrNotFound) {
 		t.Errorf("stop of a missing job: %v", err)
+	}
+}
+
+// Jobs reads the list of JobDetails that GET /api/jobs/ answers.
+func TestJobs(t *testing.T) {
+	body := `[{"type": "SUBMISSION", "job_id": "02000000", "submission_id": "rlsolve-probe-0a1b2c3d4e5f", "driver_info": null,
+ "status": "SUCCEEDED", "entrypoint": "python probe.py", "message": "Job finished successfully.", "error_type": null,
+ "start_time": 1764370000000, "end_time": 1764370004000, "metadata": {"rlsolve": "inventory probe"}, "runtime_env": {},
+ "driver_agent_http_address": null, "driver_node_id": "abc", "driver_exit_code": 0},
+ {"type": "SUBMISSION", "submission_id": "theirs", "status": "RUNNING", "start_time": 1764370000000, "end_time": null, "metadata": null}]`
+	var path string
+	addr := newServer(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		path = r.Method + " " + r.URL.Path
+		w.Header().Set("Content-Type", "application/json")
+		w.Write([]byte(body))
+	}))
+	c, err := New(addr, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	jobs, err := c.Jobs(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if path != "GET /api/jobs/" || len(jobs) != 2 || jobs[0].SubmissionID != "rlsolve-probe-0a1b2c3d4e5f" || jobs[0].Metadata["rlsolve"] != "inventory probe" ||
+		jobs[0].EndTime != 1764370004000 || !jobs[0].Status.Terminal() || jobs[1].Status.Terminal() || jobs[1].EndTime != 0 {
+		t.Errorf("%s: %+v", path, jobs)
 	}
 }

@@ -24,7 +24,19 @@ type Limits struct {
 	MaxFileBytes   int // size of one input file
 	MaxDepth       int // YAML nesting depth
 	MaxNodes       int // YAML nodes after alias expansion, over all files of a document
-	MaxStringBytes int // one scalar, also after interpolation
+	MaxStringBytes int // one scalar as written
+	// MaxExpandedBytes bounds a scalar after interpolation (0: as
+	// MaxStringBytes): a written scalar costs its bytes in the file, an
+	// expanded one can multiply a small file.
+	MaxExpandedBytes int
+}
+
+// expanded is the bound on a scalar after interpolation.
+func (l Limits) expanded() int {
+	if l.MaxExpandedBytes > 0 {
+		return l.MaxExpandedBytes
+	}
+	return l.MaxStringBytes
 }
 
 // Source is one text that spans point into: a file, or a pseudo-file such

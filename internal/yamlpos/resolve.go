@@ -91,8 +91,9 @@ func (r *resolver) errorf(it *interp, label, format string, args ...any) *model.
 	return r.d.errorOnce(r.n, model.CodeUnresolvedInterp, r.at(it.start, it.end), label, format, args...)
 }
 
-// join resolves pieces into one string, bounded by MaxStringBytes so that
-// references to references cannot multiply a small file into gigabytes.
+// join resolves pieces into one string, bounded by MaxExpandedBytes so
+// that references to references cannot multiply a small file into
+// gigabytes.
 func (r *resolver) join(parts []piece) (string, bool) {
 	var b strings.Builder
 	for _, pc := range parts {
@@ -104,8 +105,8 @@ func (r *resolver) join(parts []piece) (string, bool) {
 			}
 			s = pv.Str
 		}
-		if b.Len()+len(s) > r.d.lim.MaxStringBytes {
-			r.d.Record(r.n, Limit{What: r.what + " with its interpolations expanded", Max: r.d.lim.MaxStringBytes, Unit: " bytes"}.Diagnostic(r.span, "expands too far"))
+		if max := r.d.lim.expanded(); b.Len()+len(s) > max {
+			r.d.Record(r.n, Limit{What: r.what + " with its interpolations expanded", Max: max, Unit: " bytes"}.Diagnostic(r.span, "expands too far"))
 			return "", false
 		}
 		b.WriteString(s)

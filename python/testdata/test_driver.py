@@ -18,7 +18,8 @@ NODES = [  # the cluster as Ray lists it; RLinf's order is by RLINF_NODE_RANK
     {"NodeID": "n-a", "ip": "10.0.0.10", "gpus": 2, "env": {"RLINF_NODE_RANK": "1"}},
     {"NodeID": "n-b", "ip": "10.0.0.9", "gpus": 2, "env": {"RLINF_NODE_RANK": "0"}},
 ]
-PLAN_NODES = [{"ip": "10.0.0.9", "gpus": 2}, {"ip": "10.0.0.10", "gpus": 2}]
+# The plan's nodes in RLinf's order, with the node ids rlsolve's preflight found.
+PLAN_NODES = [{"node_id": "n-b", "ip": "10.0.0.9", "gpus": 2}, {"node_id": "n-a", "ip": "10.0.0.10", "gpus": 2}]
 
 # A worker that prints what the launch contract promises it.
 SHOW = ["sh", "-c", 'echo "rank=$RANK cvd=$CUDA_VISIBLE_DEVICES master=$MASTER_ADDR:$MASTER_PORT noset=$RAY_EXPERIMENTAL_NOSET_CUDA_VISIBLE_DEVICES"; echo err >&2']
@@ -53,32 +54,30 @@ def run(p, control=None):
     return code, [l for l in lines if not l.startswith(driver.MARK)], events
 
 
-class OrderTest(unittest.TestCase):
-    def test_ranks(self):
-        probes = [{"ip": "10.0.0.10", "rank": "1"}, {"ip": "10.0.0.9", "rank": "0"}]
-        self.assertEqual([p["ip"] for p in driver.order_nodes(probes, "10.0.0.10")], ["10.0.0.9", "10.0.0.10"])
-
-    def test_no_ranks_driver_first_then_ip_strings(self):
-        probes = [{"ip": ip, "rank": None} for ip in ["10.0.0.9", "10.0.0.100", "10.0.0.11", "10.0.0.10"]]
-        got = [p["ip"] for p in driver.order_nodes(probes, "10.0.0.11")]
-        self.assertEqual(got, ["10.0.0.11", "10.0.0.10", "10.0.0.100", "10.0.0.9"])
-
-    def test_refusals(self):
+class NodesTest(unittest.TestCase):
+    def test_check_nodes(self):
+        ray_nodes = [{"NodeID": "n-a", "Alive": True, "NodeManagerAddress": "10.0.0.10", "Resources": {"GPU": 2.0}},
+                     {"NodeID": "n-b", "Alive": False, "NodeManagerAddress": "10.0.0.9", "Resources": {"GPU": 2.0}}]
+        plan_nodes = [{"node_id": "n-b", "ip": "10.0.0.9", "gpus": 2}, {"node_id": "n-a", "ip": "10.0.0.10", "gpus": 2}]
+        driver.check_nodes(ray_nodes, plan_nodes, {1})  # only the nodes workers use
         cases = {
-            "mix": [{"ip": "a", "rank": "0"}, {"ip": "b", "rank": None}],
-            "gap": [{"ip": "a", "rank": "0"}, {"ip": "b", "rank": "2"}],
-            "text": [{"ip": "a", "rank": "x"}, {"ip": "b", "rank": "0"}],
+            "dead": ({0, 1}, plan_nodes, "node 0 (10.0.0.9) is no longer alive (Ray node n-b)"),
+            "gpus": ({0}, [{"node_id": "n-a", "ip": "10.0.0.10", "gpus": 4}], "node 0 (10.0.0.10) has 2 GPU(s), the plan's 4"),
+            "moved": ({0}, [{"node_id": "n-a", "ip": "10.0.0.11", "gpus": 2}], "Ray node n-a is at 10.0.0.10, the plan's node at 10.0.0.11"),
+            "no id": ({0}, [{"ip": "10.0.0.10", "gpus": 2}], "Ray node unknown"),
         }
-        for name, probes in cases.items():
-            with self.subTest(name), self.assertRaises(driver.LaunchError):
-                driver.order_nodes(probes, "a")
+        for name, (used, nodes, want) in cases.items():
+            with self.subTest(name), self.assertRaises(driver.LaunchError) as e:
+                driver.check_nodes(ray_nodes, nodes, used)
+            self.assertIn(want, str(e.exception))
 
-    def test_check_order(self):
-        driver.check_order([{"ip": "10.0.0.9", "gpus": 2}], [{"ip": "10.0.0.9", "gpus": 2}])
-        for got in ([{"ip": "10.0.0.9", "gpus": 1}], [{"ip": "10.0.0.8", "gpus": 2}], []):
-            with self.subTest(got), self.assertRaises(driver.LaunchError):
-                driver.check_order(got, [{"ip": "10.0.0.9", "gpus": 2}])
+    def test_no_order_rule(self):
+        """The order is rlsolve's (topology's rules, in Go): the driver has none."""
+        for name in ("order_nodes", "check_order"):
+            self.assertFalse(hasattr(driver, name), name)
 
+
+class BundleTest(unittest.TestCase):
     def test_bundle_sort(self):
         probes = [("10.0.0.10", 1), ("10.0.0.9", 1), ("10.0.0.10", 0), ("10.0.0.9", 0), ("10.0.0.100", 0)]
         self.assertEqual(driver.sort_bundles(probes), [3, 1, 2, 0, 4])
@@ -114,17 +113,17 @@ class DriverTest(unittest.TestCase):
 
     def test_node_mismatch_starts_no_program(self):
         ray.STATE.nodes[0]["gpus"] = 1
-        code, _, events = run(plan([worker(0, 0, ["true"])]))
+        code, _, events = run(plan([worker(0, 1, ["true"])]))
         self.assertEqual(code, 1)
-        self.assertIn("the plan's are", events[-1]["report"]["error"])
+        self.assertIn("node 1 (10.0.0.10) has 1 GPU(s), the plan's 2", events[-1]["report"]["error"])
         self.assertFalse(any(w["started"] for w in events[-1]["report"]["workers"]), "no program started")
         self.assertEqual(len(ray.STATE.killed), len([o for o, _ in ray.STATE.actors if "name" in o]), "every actor made is killed")
 
     def test_plan_node_not_alive(self):
         ray.STATE.nodes[0]["alive"] = False
-        code, _, events = run(plan([worker(0, 0, ["true"])]))
+        code, _, events = run(plan([worker(0, 1, ["true"])]))
         self.assertEqual(code, 1)
-        self.assertIn("10.0.0.10 are not alive nodes", events[-1]["report"]["error"])
+        self.assertIn("node 1 (10.0.0.10) is no longer alive", events[-1]["report"]["error"])
         self.assertFalse([o for o, _ in ray.STATE.actors if "name" in o], "no worker actor")
 
     def test_first_failure_stops_the_rest(self):
@@ -173,6 +172,17 @@ class DriverTest(unittest.TestCase):
         self.assertLess(time.monotonic() - t, 15, "grace is 30s: the kill key did not cut it")
         w = events[-1]["report"]["workers"][0]
         self.assertEqual((w["signal"], w["killed"]), (signal.SIGKILL, True))
+
+    def test_grace_ran_out(self):
+        """A worker that outlives the grace is SIGKILLed and reported killed;
+        one that ends within it is not."""
+        c = driver.Control(driver._kv_get, "stop", "kill")
+        c.on_signal(signal.SIGINT, None)
+        stubborn = ["sh", "-c", 'trap "" INT TERM; while :; do sleep 0.1; done']
+        _, _, events = run(plan([worker(0, 0, stubborn), worker(1, 1, ["sleep", "30"])], grace=0.5), c)
+        ws = events[-1]["report"]["workers"]
+        self.assertEqual([(w["signal"], w["stopped"], w["killed"]) for w in ws],
+                         [(signal.SIGKILL, True, True), (signal.SIGINT, True, False)])
 
     def test_slime_bundles(self):
         ray.STATE.bundles = [("10.0.0.10", 1), ("10.0.0.9", 1), ("10.0.0.10", 0), ("10.0.0.9", 0)]

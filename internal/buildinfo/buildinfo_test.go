@@ -1,11 +1,11 @@
-package main
+package buildinfo
 
 import (
 	"runtime/debug"
 	"testing"
 )
 
-func TestVersionLine(t *testing.T) {
+func TestLine(t *testing.T) {
 	for _, tc := range []struct {
 		main     debug.Module
 		settings []debug.BuildSetting
@@ -21,13 +21,13 @@ func TestVersionLine(t *testing.T) {
 			"rlsolve github.com/rlsolve/rlsolve (devel) (revision abc), go1.26", "devel-abc"},
 	} {
 		bi := &debug.BuildInfo{GoVersion: "go1.26", Main: tc.main, Settings: tc.settings}
-		if got := versionLine(bi); got != tc.line {
-			t.Errorf("versionLine = %q, want %q", got, tc.line)
+		if got := Line(bi); got != tc.line {
+			t.Errorf("Line = %q, want %q", got, tc.line)
 		}
-		v, rev, _, _ := buildVersion(bi)
+		v, rev, _, _ := read(bi)
 		got := v
 		if got == "" {
-			got = "devel-" + short(rev)
+			got = "devel-" + shortRev(rev)
 		}
 		if got != tc.short {
 			t.Errorf("short version %q, want %q", got, tc.short)
@@ -37,16 +37,16 @@ func TestVersionLine(t *testing.T) {
 
 // A wheel's binary records neither a module version nor a revision; the
 // linker's values stand in for them, and the build's own win.
-func TestVersionFromLinker(t *testing.T) {
-	defer func(v, r string) { releaseVersion, releaseRevision = v, r }(releaseVersion, releaseRevision)
-	releaseVersion, releaseRevision = "0.0.0.dev208", "fedcba9876543210"
+func TestLineFromLinker(t *testing.T) {
+	defer func(r struct{ Version, Revision string }) { Release = r }(Release)
+	Release.Version, Release.Revision = "0.0.0.dev208", "fedcba9876543210"
 	bi := &debug.BuildInfo{GoVersion: "go1.26", Main: debug.Module{Path: "github.com/rlsolve/rlsolve", Version: "(devel)"}}
-	if got, want := versionLine(bi), "rlsolve github.com/rlsolve/rlsolve 0.0.0.dev208 (revision fedcba9876543210), go1.26"; got != want {
-		t.Errorf("versionLine = %q, want %q", got, want)
+	if got, want := Line(bi), "rlsolve github.com/rlsolve/rlsolve 0.0.0.dev208 (revision fedcba9876543210), go1.26"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
 	}
 	bi.Main.Version = "v1.2.0"
 	bi.Settings = []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}}
-	if got, want := versionLine(bi), "rlsolve github.com/rlsolve/rlsolve v1.2.0 (revision abc), go1.26"; got != want {
-		t.Errorf("versionLine = %q, want %q", got, want)
+	if got, want := Line(bi), "rlsolve github.com/rlsolve/rlsolve v1.2.0 (revision abc), go1.26"; got != want {
+		t.Errorf("Line = %q, want %q", got, want)
 	}
 }

@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/go-air/gini/z"
@@ -70,15 +69,11 @@ func (in *instance) keepFitter(fits map[int]keepFit) fitter {
 		if !ok {
 			return in.firstFit(i, v, has, blocked)
 		}
-		n := 0
-		for _, ls := range v.lit {
-			n += len(ls)
-		}
+		n := v.size()
 		taken := make([]bool, n)
 		free := func(p int) bool {
-			b := sort.Search(len(v.pos), func(k int) bool { return v.pos[k] > p }) - 1
-			blk := v.blocks[b]
-			return v.lit[b][p-v.pos[b]] != in.c.F && !blocked(blk.Device(p-v.pos[b]))
+			b := v.blockOf(p)
+			return v.open(in, b, p-v.pos[b]) && !blocked(v.blocks[b].Device(p-v.pos[b]))
 		}
 		from, k := 0, 0 // next free position, next share
 		for j := len(kf.kept) - 1; j >= -1; j-- {
@@ -182,20 +177,14 @@ func (v *demandVars) positions(w Worker) []int {
 	return nil
 }
 
-// flat is the literal at a flat position.
-func (v *demandVars) flat(p int) z.Lit {
-	b := v.blockOf(p)
-	return v.lit[b][p-v.pos[b]]
-}
-
 // availBefore[p] is the number of positions before p the root may take
 // (p up to and including the number of positions).
 func (v *demandVars) availBefore(in *instance) []int {
 	avail := []int{0}
-	for _, ls := range v.lit {
-		for _, m := range ls {
+	for b, blk := range v.blocks {
+		for l := 0; l < blk.Cap; l++ {
 			a := avail[len(avail)-1]
-			if m != in.c.F {
+			if v.open(in, b, l) {
 				a++
 			}
 			avail = append(avail, a)
@@ -207,7 +196,7 @@ func (v *demandVars) availBefore(in *instance) []int {
 // available says whether the root may take every position of ps.
 func (v *demandVars) available(in *instance, ps []int) bool {
 	for _, p := range ps {
-		if v.flat(p) == in.c.F {
+		if b := v.blockOf(p); !v.open(in, b, p-v.pos[b]) {
 			return false
 		}
 	}

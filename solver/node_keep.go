@@ -2,8 +2,10 @@ package solver
 
 import (
 	"math/bits"
+	"time"
 
 	"github.com/go-air/gini/z"
+	"github.com/rlsolve/rlsolve/rules"
 )
 
 // Keep on the node encoding: place_keep_blocks.go's per-block test reads
@@ -100,11 +102,65 @@ func rest(in *instance, total int, x []z.Lit, w int) []z.Lit {
 	return add(in.c, not, k)[:w]
 }
 
-// nodeHolds says root v takes the share devices from the worker's
-// first (at share index first/share), given its alignment on block b:
-// the root's devices before b are at most first (the run starts at or
-// before the worker's devices) and those up to b's end at least
-// first+share (it ends at or after them).
-func (kb *keepBlocks) nodeHolds(in *instance, b, first, share int) z.Lit {
-	return in.c.And(leq(in.c, kb.prefixAt(in, b), first), leq(in.c, kb.prefixAt(in, b+1), first+share-1).Not())
+// nodeHolds says root v takes the share devices of block b from
+// in-block q: its run there (offset o', count c') starts at or before q
+// and ends at or after q+share. o' is exact below the block's devices
+// whenever c' > 0, so these are comparisons of numbers of a few bits; the
+// end is built once per block.
+func (kb *keepBlocks) nodeHolds(in *instance, b, q, share int) z.Lit {
+	o := kb.v.offset(in, b)
+	end, ok := kb.end[b]
+	if !ok {
+		end = add(in.c, o, in.counts(kb.v)[b])
+		kb.end[b] = end
+	}
+	return in.c.And(leq(in.c, o, q), leq(in.c, end, q+share-1).Not())
+}
+
+// keepFallback is keep by devices where keep on nodes (node) moved more
+// workers than keep's lower bound: the layout may be what kept it from
+// the bound. The device encoding's answer replaces it when it moves
+// fewer; where that one cannot be built or finished in the budget left,
+// node's answer stands, said not to be proven optimal.
+func keepFallback(sp *rules.Space, opt PlaceOptions, node *Placement, deadline cpuDeadline) (*Placement, error) {
+	start := time.Now()
+	elapsed := node.Stats.Elapsed
+	unproven := func() (*Placement, error) {
+		node.Optimal, node.CutBy = false, BoundBudget
+		node.Stats.Elapsed = elapsed + time.Since(start)
+		return node, nil
+	}
+	if deadline.left() <= 0 || checkSize(sp, byDevice, false, opt.Previous) != nil {
+		return unproven()
+	}
+	dev, _, err := placeIn(sp, opt, byDevice, deadline)
+	if err != nil || dev.Placed == nil || dev.Value > node.Value || !dev.Optimal && dev.Value == node.Value {
+		return unproven()
+	}
+	dev.Stats.Calls += node.Stats.Calls
+	dev.Stats.Elapsed = elapsed + time.Since(start)
+	return dev, nil
+}
+
+// estimateKeepNodes is what keep adds to the node encoding's instance
+// for workers previous workers: per block a root may take, its prefix
+// adder and offset (bits of a count of the root's devices), and per
+// worker its alignment and bounds (none without a previous plan).
+func estimateKeepNodes(sp *rules.Space, workers int) int {
+	if workers == 0 {
+		return 0
+	}
+	blocks, devices := 0, 0
+	for i, d := range sp.Demands {
+		if !ownsDevices(sp, i) {
+			continue
+		}
+		for _, b := range d.Blocks {
+			if blockOpen(sp, i, b) {
+				blocks++
+				devices += b.Cap
+			}
+		}
+	}
+	return costPerKeepBlockBit*bits.Len(uint(devices))*blocks + costPerKeepWorker*workers
 }

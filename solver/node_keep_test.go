@@ -112,3 +112,27 @@ func nodeRandomAssumptions(rnd *rand.Rand, in *instance) []z.Lit {
 	}
 	return out
 }
+
+// BenchmarkPlaceKeep8192 re-places the 8,192-GPU spec after node 10
+// failed, keeping the first placement's workers (scale.sh's keep8192).
+func BenchmarkPlaceKeep8192(b *testing.B) {
+	sp := benchSpace(b, 1024, false, nil)
+	first, err := Place(sp, PlaceOptions{})
+	if err != nil || first.Diagnostics.HasErrors() {
+		b.Fatalf("first placement: %v %v", err, first.Diagnostics)
+	}
+	prev := benchWorkers(sp, first)
+	var res *Placement
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sp := benchSpace(b, 1024, false, []int{10})
+		if res, err = Place(sp, PlaceOptions{Objective: ObjectiveKeep, Previous: prev}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("encoding %s, optimal %v", res.Stats.Encoding, res.Optimal)
+	b.ReportMetric(float64(res.Value), "moved")
+	b.ReportMetric(float64(res.Stats.Vars), "vars")
+	b.ReportMetric(float64(res.Stats.Clauses), "clauses")
+	b.ReportMetric(float64(res.Stats.Calls), "calls")
+}

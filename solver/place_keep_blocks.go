@@ -41,6 +41,9 @@ type keepBlocks struct {
 	m   int
 	// avail[p] is the positions before p the root may take.
 	avail []int
+	// end[b] is where block b's run ends (the node encoding's offset
+	// plus count).
+	end map[int][]z.Lit
 }
 
 func newKeepBlocks(in *instance, v *demandVars) *keepBlocks {
@@ -50,7 +53,7 @@ func newKeepBlocks(in *instance, v *demandVars) *keepBlocks {
 		n += blk.Cap
 	}
 	in.counts(v) // the node encoding builds its counts on demand
-	return &keepBlocks{v: v, width: bits.Len(uint(n)), low: map[int][]z.Lit{}, m: bits.Len(uint(widest - 1)), avail: v.availBefore(in)}
+	return &keepBlocks{v: v, width: bits.Len(uint(n)), low: map[int][]z.Lit{}, end: map[int][]z.Lit{}, m: bits.Len(uint(widest - 1)), avail: v.availBefore(in)}
 }
 
 // prefixAt is the root's device count in the blocks before b.
@@ -128,13 +131,13 @@ func (kb *keepBlocks) aligned(in *instance, b, want int) z.Lit {
 	return c.And(eq(c, diff, (r-1+size)%size), c.Choice(carried, eq(c, hi, hq+1), eq(c, hi, hq)))
 }
 
-// holds says the root takes positions ps of block b, the devices of its
-// share from first, given their alignment (aligned): by their literals,
-// or where the node encoding has none, by its counts (nodeHolds).
-func (kb *keepBlocks) holds(in *instance, b int, ps []int, first int) z.Lit {
+// holds says the root takes positions ps of block b (given their
+// alignment, aligned): by their literals, or where the node encoding has
+// none, by its run's offset and count there (nodeHolds).
+func (kb *keepBlocks) holds(in *instance, b int, ps []int) z.Lit {
 	v := kb.v
 	if v.lit == nil {
-		return kb.nodeHolds(in, b, first, len(ps))
+		return kb.nodeHolds(in, b, ps[0]-v.pos[b], len(ps))
 	}
 	ls := make([]z.Lit, len(ps))
 	for k, p := range ps {
@@ -164,7 +167,7 @@ func (in *instance) keepStays(kb *keepBlocks, pos [][]int, share, perDevice int)
 			continue
 		}
 		b := v.blockOf(ps[0])
-		stays[r] = in.c.And(kb.aligned(in, b, r/perDevice*share-(ps[0]-v.pos[b])), kb.holds(in, b, ps, r/perDevice*share))
+		stays[r] = in.c.And(kb.aligned(in, b, r/perDevice*share-(ps[0]-v.pos[b])), kb.holds(in, b, ps))
 		onBlock[b] = append(onBlock[b], stays[r])
 	}
 	bs := make([]int, 0, len(onBlock))

@@ -30,6 +30,8 @@ type optimizer struct {
 	fresh bool
 	// cutBy is the bound that last cut a call (BoundBudget, BoundStep).
 	cutBy string
+	// keepLB is keep's lower bound on the workers moved (keepPlan's).
+	keepLB int
 }
 
 // try solves under the fixed bounds and extra; the first call may use
@@ -265,6 +267,7 @@ func (in *instance) spreadBound() int {
 // it holds (it meets the lower bound).
 func (o *optimizer) keep() int {
 	x, lb, assume, fits := o.in.keepPlan(o.opt.Previous)
+	o.keepLB = lb
 	if len(x) == 0 {
 		return 0
 	}

@@ -57,7 +57,7 @@ func (e *SizeError) Error() string {
 func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, devices, pairs int) {
 	if enc == byNode {
 		size, devices = estimateNodes(sp)
-		return size, devices, 0
+		return size + estimateKeepNodes(sp, workers), devices, 0
 	}
 	type where struct {
 		node int

@@ -136,3 +136,13 @@ func BenchmarkPlaceKeep8192(b *testing.B) {
 	b.ReportMetric(float64(res.Stats.Clauses), "clauses")
 	b.ReportMetric(float64(res.Stats.Calls), "calls")
 }
+
+// keepBuilt is the size of sp's instance with keep's whole circuit for
+// prev, as its stats count it: what keep builds when its guess misses.
+func keepBuilt(sp *rules.Space, prev map[string][]Worker) int {
+	in := newInstanceBy(sp, false, encodingFor(sp, false, ObjectiveKeep))
+	x, _, _, _ := in.keepPlan(prev)
+	in.flush(x...)
+	st := in.stats()
+	return st.Vars + st.Clauses
+}

@@ -15,41 +15,73 @@ import (
 // devices are taken and exactly share*k devices come before them (counted
 // per block: place_keep_blocks.go).
 func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, assume []z.Lit, fits map[int]keepFit) {
-	fits = map[int]keepFit{}
-	blocks := map[*demandVars]*keepBlocks{}
-	var stayed [][]z.Lit
-	total := 0
+	sets, lb := in.keepSets(prev)
+	moved, assume = in.keepCircuit(sets)
+	return moved, lb, assume, keepFits(sets)
+}
+
+// keepSet is one demand's previous workers as keep reads them: their
+// positions among its root's, the shares, and a best keep set.
+type keepSet struct {
+	i int
+	v *demandVars
+	keepFit
+}
+
+// keepSets are the demands' previous workers and the lower bound on the
+// workers moved: no circuit yet (a guess that meets the bound needs none).
+func (in *instance) keepSets(prev map[string][]Worker) (sets []keepSet, lb int) {
 	for i, d := range in.sp.Demands {
 		workers := previousOf(prev, d.Name)
 		v := in.rootVars(i)
 		if v == nil || len(workers) == 0 {
 			continue
 		}
-		if blocks[v] == nil {
-			blocks[v] = newKeepBlocks(in, v)
-		}
 		share, perDevice := in.share(i)
 		pos := make([][]int, len(workers))
 		for r, w := range workers {
 			pos[r] = v.positions(w)
 		}
-		stays, counts := in.keepStays(blocks[v], pos, share, perDevice)
-		stayed = append(stayed, counts...)
-		total += len(workers)
 		n := in.newChunks(d, share, perDevice, len(workers))
 		kept := v.bestKeep(in, pos, share, perDevice, n)
 		lb += len(workers) - len(kept)
-		for _, r := range kept {
-			assume = append(assume, stays[r])
+		sets = append(sets, keepSet{i: i, v: v, keepFit: keepFit{kept: kept, pos: pos, share: share, perDevice: perDevice, chunks: n}})
+	}
+	return sets, lb
+}
+
+// keepCircuit is the number of workers that move, and the stays of each
+// best keep set's workers (to assume first).
+func (in *instance) keepCircuit(sets []keepSet) (moved, assume []z.Lit) {
+	blocks := map[*demandVars]*keepBlocks{}
+	var stayed [][]z.Lit
+	total := 0
+	for _, s := range sets {
+		if blocks[s.v] == nil {
+			blocks[s.v] = newKeepBlocks(in, s.v)
 		}
-		if r := in.sp.Root(i); r == i {
-			fits[i] = keepFit{kept: kept, pos: pos, share: share, perDevice: perDevice, chunks: n}
+		stays, counts := in.keepStays(blocks[s.v], s.pos, s.share, s.perDevice)
+		stayed = append(stayed, counts...)
+		total += len(s.pos)
+		for _, r := range s.kept {
+			assume = append(assume, stays[r])
 		}
 	}
 	if total == 0 {
-		return nil, 0, nil, fits
+		return nil, nil
 	}
-	return less(in.c, total, sum(in.c, stayed)), lb, assume, fits
+	return less(in.c, total, sum(in.c, stayed)), assume
+}
+
+// keepFits are the keep guess's inputs, by root.
+func keepFits(sets []keepSet) map[int]keepFit {
+	fits := map[int]keepFit{}
+	for _, s := range sets {
+		if s.v.idx == s.i {
+			fits[s.i] = s.keepFit
+		}
+	}
+	return fits
 }
 
 // keepFit is what a root's keep guess is made of: the workers kept (in

@@ -1,7 +1,10 @@
 package solver
 
 import (
+	"cmp"
+	"math"
 	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/go-air/gini/z"
@@ -163,4 +166,42 @@ func estimateKeepNodes(sp *rules.Space, workers int) int {
 		}
 	}
 	return costPerKeepBlockBit*bits.Len(uint(devices))*blocks + costPerKeepWorker*workers
+}
+
+// keepOrder lays the roots sharing a block out in the previous plan's
+// order there (by the first device their previous workers held on it;
+// roots with none there after them, in file order), where file order
+// would put a root that moves onto a node in front of one that stayed.
+// Then best is laid out again in that order: it is the same counts, and
+// what the keep circuit reads from them.
+func (o *optimizer) keepOrder(sets []keepSet) {
+	in := o.in
+	if in.enc != byNode {
+		return
+	}
+	first := map[blockRef]int{}
+	for _, s := range sets {
+		for _, ps := range s.pos {
+			if len(ps) == 0 {
+				continue
+			}
+			b := s.v.blockOf(ps[0])
+			ref, l := blockRef{s.v.idx, b}, ps[0]-s.v.pos[b]
+			if f, ok := first[ref]; !ok || l < f {
+				first[ref] = l
+			}
+		}
+	}
+	key := func(r blockRef) int {
+		if f, ok := first[r]; ok {
+			return f
+		}
+		return math.MaxInt
+	}
+	for _, refs := range in.shared {
+		slices.SortStableFunc(refs, func(a, b blockRef) int { return cmp.Compare(key(a), key(b)) })
+	}
+	if best := o.best; best != nil {
+		o.best = in.layout(func(i, b int) int { return in.roots[i].takenOn(best[i], b) })
+	}
 }

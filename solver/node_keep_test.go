@@ -16,7 +16,7 @@ import (
 // of moved workers (offsets from the layout, holds from the prefix
 // sums), read from a model, is the number of previous workers whose node
 // or devices differ in the placement laid out from that model, counted
-// worker by worker. The cases are keepblk's generated ones (previous
+// worker by worker; in file order and in the previous plan's order. The cases are keepblk's generated ones (previous
 // plans placed by devices, then scribbled on), where the space is regular.
 func TestNodeKeepMovedMatchesPlacement(t *testing.T) {
 	seeds, compared := 400, 0
@@ -65,7 +65,11 @@ func nodeKeepMovedCase(seed int64) (int, error) {
 		return 0, nil
 	}
 	in := newInstanceBy(sp, false, byNode)
-	x, _, _, _ := in.keepPlan(prev)
+	sets, _ := in.keepSets(prev)
+	if rnd.Intn(2) == 0 {
+		(&optimizer{in: in}).keepOrder(sets) // the previous plan's order on its nodes
+	}
+	x, _ := in.keepCircuit(sets)
 	if x == nil || !keepPlaceable(in) {
 		return 0, nil
 	}
@@ -145,4 +149,114 @@ func keepBuilt(sp *rules.Space, prev map[string][]Worker) int {
 	in.flush(x...)
 	st := in.stats()
 	return st.Vars + st.Clauses
+}
+
+// TestPropNodeKeepMatchesDevices decides where keep may run on nodes: on
+// generated regular cases (keepblk's clusters and components; previous
+// plans placed by pack, or by devices at random and scribbled on; a node
+// failed or not), keep on nodes alone never moves fewer workers than by
+// devices (that would be a wrong circuit), it moves as few wherever it
+// meets keep's lower bound, and Place (nodes, falling back to devices
+// where the bound is missed) always moves as few as by devices, proven.
+func TestPropNodeKeepMatchesDevices(t *testing.T) {
+	seeds := 400
+	if testing.Short() {
+		seeds = 100
+	}
+	var equal, above, fellBack, packedAbove, packed int
+	for seed := int64(0); seed < int64(seeds); seed++ {
+		c, ok := nodeKeepCase(t, seed)
+		if !ok {
+			continue
+		}
+		opt := PlaceOptions{Objective: ObjectiveKeep, Previous: c.prev}
+		opt.defaults()
+		node, lb, err := placeIn(c.sp, opt, byNode, cpuDeadlineIn(opt.Budget))
+		dev, _, err2 := placeIn(c.sp, opt, byDevice, cpuDeadlineIn(opt.Budget))
+		final, err3 := Place(c.sp, opt)
+		if err != nil || err2 != nil || err3 != nil {
+			t.Fatalf("seed %d: %v %v %v", seed, err, err2, err3)
+		}
+		if (node.Placed == nil) != (dev.Placed == nil) || node.Placed == nil {
+			if (node.Placed == nil) != (dev.Placed == nil) {
+				t.Fatalf("seed %d: placed by nodes %v, by devices %v\n%s", seed, node.Placed != nil, dev.Placed != nil, c.text)
+			}
+			continue
+		}
+		switch {
+		case !node.Optimal || !dev.Optimal || !final.Optimal:
+			t.Fatalf("seed %d: not proven optimal (nodes %v, devices %v, Place %v)", seed, node.Optimal, dev.Optimal, final.Optimal)
+		case node.Value < dev.Value:
+			t.Fatalf("seed %d: nodes move %d, devices %d: below the device encoding's optimum\n%s# previous %v", seed, node.Value, dev.Value, c.text, c.prev)
+		case node.Value == lb && node.Value != dev.Value:
+			t.Fatalf("seed %d: nodes meet the bound %d, devices move %d\n%s", seed, lb, dev.Value, c.text)
+		case final.Value != dev.Value:
+			t.Fatalf("seed %d: Place moves %d (%s), devices %d\n%s# previous %v", seed, final.Value, final.Stats.Encoding, dev.Value, c.text, c.prev)
+		}
+		if node.Value == dev.Value {
+			equal++
+		} else {
+			above++
+		}
+		if c.packed {
+			packed++
+			if node.Value != dev.Value {
+				packedAbove++
+			}
+		}
+		if final.Stats.Encoding != "node" {
+			fellBack++
+		}
+	}
+	t.Logf("%d cases: nodes as few as devices in %d, more in %d (of %d from pack's plans: %d); Place fell back to devices in %d", equal+above, equal, above, packed, packedAbove, fellBack)
+	if equal+above < seeds/4 {
+		t.Errorf("only %d of %d seeds compared: the generator makes too few regular cases", equal+above, seeds)
+	}
+}
+
+type nodeKeepSpace struct {
+	text string
+	sp   *rules.Space
+	prev map[string][]Worker
+	// packed: prev is pack's placement (laid out as the node encoding
+	// lays it), not a random one scribbled on.
+	packed bool
+}
+
+// nodeKeepCase is seed's regular keep case, or false.
+func nodeKeepCase(t *testing.T, seed int64) (nodeKeepSpace, bool) {
+	rnd := rand.New(rand.NewSource(seed))
+	text, inv := keepCaseSpec(rnd)
+	cfg, ds := grammar.LoadConfig("keep.yaml", []byte(text), grammar.DefaultLimits)
+	if cfg == nil || ds.HasErrors() {
+		t.Fatalf("generated config: %v\n%s", ds, text)
+	}
+	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
+	if sp.Diagnostics.HasErrors() {
+		return nodeKeepSpace{}, false
+	}
+	var prev map[string][]Worker
+	packed := rnd.Intn(2) == 0
+	if packed {
+		first, err := Place(sp, PlaceOptions{})
+		if err != nil || first.Placed == nil {
+			return nodeKeepSpace{}, false
+		}
+		prev = benchWorkers(sp, first)
+	} else {
+		var ok bool
+		if prev, ok = keepRandomPlan(rnd, sp); !ok {
+			return nodeKeepSpace{}, false
+		}
+		keepScribble(rnd, prev, len(inv.Nodes))
+	}
+	var without []int
+	if rnd.Intn(3) > 0 {
+		without = []int{rnd.Intn(len(inv.Nodes))}
+	}
+	sp = rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid, Without: without})
+	if sp.Diagnostics.HasErrors() || encodingFor(sp, false, ObjectiveKeep) != byNode {
+		return nodeKeepSpace{}, false
+	}
+	return nodeKeepSpace{text: fmt.Sprintf("%s# without %v\n", text, without), sp: sp, prev: prev, packed: packed}, true
 }

@@ -269,6 +269,7 @@ func (in *instance) spreadBound() int {
 func (o *optimizer) keep() int {
 	sets, lb := o.in.keepSets(o.opt.Previous)
 	o.keepLB = lb
+	o.keepOrder(sets)
 	guess, ok := o.in.guessWith(nil, o.in.keepFitter(keepFits(sets)))
 	if ok && o.keepGuess(guess, sets, lb) {
 		return lb

@@ -35,10 +35,11 @@ func (e encoding) String() string {
 // node encoding needs every block to be all free or all closed for each
 // root, and every root to see a node's devices as the same block: then
 // counts alone decide feasibility. Explaining (selectors guard single
-// devices), keep (it counts workers by position: place_keep.go) and AUTO
-// mode (an order over single GPU ranks) keep the device encoding.
-func encodingFor(sp *rules.Space, explain bool, obj Objective) encoding {
-	if explain || obj == ObjectiveKeep || sp.Auto != nil || !regular(sp) {
+// devices) and AUTO mode (an order over single GPU ranks) keep the device
+// encoding; keep places by nodes and falls back to devices where that
+// misses its lower bound (node_keep.go).
+func encodingFor(sp *rules.Space, explain bool) encoding {
+	if explain || sp.Auto != nil || !regular(sp) {
 		return byDevice
 	}
 	return byNode

@@ -53,7 +53,7 @@ func TestLayoutIsFirstFit(t *testing.T) {
 		{"the confined first", groupSpace(t, 2, model.ClassHybrid, "    - {label: g, node_ranks: 0-0}\n", "    a: {gpus: 12}\n    b: {gpus: 4, node_group: g}\n")},
 	}
 	for _, c := range cases {
-		if enc := encodingFor(c.sp, false, ObjectivePack); enc != byNode {
+		if enc := encodingFor(c.sp, false); enc != byNode {
 			t.Fatalf("%s: encoding %v, want node", c.name, enc)
 		}
 		in := newInstanceBy(c.sp, false, byNode)

@@ -129,20 +129,33 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 		return nil, fmt.Errorf("the keep objective needs a previous plan")
 	}
 	deadline := cpuDeadlineIn(opt.Budget)
-	enc := encodingFor(sp, false, opt.Objective)
+	enc := encodingFor(sp, false)
 	if opt.DeviceEncoding {
 		enc = byDevice
 	}
 	if err := checkSize(sp, enc, false, opt.Previous); err != nil {
 		return nil, err
 	}
+	res, keepLB, err := placeIn(sp, opt, enc, deadline)
+	if err == nil && enc == byNode && opt.Objective == ObjectiveKeep && res.Placed != nil && res.Value > keepLB {
+		return keepFallback(sp, opt, res, deadline)
+	}
+	if res != nil {
+		res.Stats.Elapsed = time.Since(start)
+	}
+	return res, err
+}
+
+// placeIn places sp in the encoding enc (or explains why it cannot);
+// keepLB is keep's lower bound on the workers moved, where it applies.
+func placeIn(sp *rules.Space, opt PlaceOptions, enc encoding, deadline cpuDeadline) (res *Placement, keepLB int, err error) {
+	res = &Placement{Objective: opt.Objective, Optimal: true}
 	if hall(sp, allPresent(sp)) != nil {
 		if err := checkSize(sp, byDevice, true, nil); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		res.Diagnostics, res.Cores, res.Stats = explain(sp, opt, deadline)
-		res.Stats.Elapsed = time.Since(start)
-		return res, nil
+		return res, 0, nil
 	}
 	in := newInstanceBy(sp, false, enc)
 	if opt.Objective == ObjectiveSpread {
@@ -167,21 +180,20 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	switch st {
 	case unsat:
 		if err := checkSize(sp, byDevice, true, nil); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		res.Diagnostics, res.Cores, explained = explain(sp, opt, deadline)
 	case unknown:
-		return nil, ErrBudget
+		return nil, 0, ErrBudget
 	default:
 		if err := o.optimize(res); err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		res.Placed = in.extract(o.best)
 	}
 	res.Stats = in.stats()
 	res.Stats.Calls = o.calls + explained.Calls
-	res.Stats.Elapsed = time.Since(start)
-	return res, nil
+	return res, o.keepLB, nil
 }
 
 // extract reads each demand's placement from a snapshot.

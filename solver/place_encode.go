@@ -72,7 +72,7 @@ type demandVars struct {
 // newInstance is sp's instance for explaining, or for placing with any
 // objective but keep.
 func newInstance(sp *rules.Space, explain bool) *instance {
-	return newInstanceBy(sp, explain, encodingFor(sp, explain, ObjectivePack))
+	return newInstanceBy(sp, explain, encodingFor(sp, explain))
 }
 
 // newInstanceBy is sp's instance in the encoding enc.

@@ -81,7 +81,7 @@ func feasible(sp *rules.Space, deadline cpuDeadline) (ok, sure bool) {
 		return false, true
 	}
 	left := deadline.left()
-	if left <= 0 || checkSize(sp, encodingFor(sp, false, ObjectivePack), false, nil) != nil {
+	if left <= 0 || checkSize(sp, encodingFor(sp, false), false, nil) != nil {
 		return false, false
 	}
 	in := newInstance(sp, false)

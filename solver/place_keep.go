@@ -1,7 +1,6 @@
 package solver
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/go-air/gini/z"
@@ -16,41 +15,73 @@ import (
 // devices are taken and exactly share*k devices come before them (counted
 // per block: place_keep_blocks.go).
 func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, assume []z.Lit, fits map[int]keepFit) {
-	fits = map[int]keepFit{}
-	blocks := map[*demandVars]*keepBlocks{}
-	var stayed [][]z.Lit
-	total := 0
+	sets, lb := in.keepSets(prev)
+	moved, assume = in.keepCircuit(sets)
+	return moved, lb, assume, keepFits(sets)
+}
+
+// keepSet is one demand's previous workers as keep reads them: their
+// positions among its root's, the shares, and a best keep set.
+type keepSet struct {
+	i int
+	v *demandVars
+	keepFit
+}
+
+// keepSets are the demands' previous workers and the lower bound on the
+// workers moved: no circuit yet (a guess that meets the bound needs none).
+func (in *instance) keepSets(prev map[string][]Worker) (sets []keepSet, lb int) {
 	for i, d := range in.sp.Demands {
 		workers := previousOf(prev, d.Name)
 		v := in.rootVars(i)
 		if v == nil || len(workers) == 0 {
 			continue
 		}
-		if blocks[v] == nil {
-			blocks[v] = newKeepBlocks(in, v)
-		}
 		share, perDevice := in.share(i)
 		pos := make([][]int, len(workers))
 		for r, w := range workers {
 			pos[r] = v.positions(w)
 		}
-		stays, counts := in.keepStays(blocks[v], pos, share, perDevice)
-		stayed = append(stayed, counts...)
-		total += len(workers)
 		n := in.newChunks(d, share, perDevice, len(workers))
 		kept := v.bestKeep(in, pos, share, perDevice, n)
 		lb += len(workers) - len(kept)
-		for _, r := range kept {
-			assume = append(assume, stays[r])
+		sets = append(sets, keepSet{i: i, v: v, keepFit: keepFit{kept: kept, pos: pos, share: share, perDevice: perDevice, chunks: n}})
+	}
+	return sets, lb
+}
+
+// keepCircuit is the number of workers that move, and the stays of each
+// best keep set's workers (to assume first).
+func (in *instance) keepCircuit(sets []keepSet) (moved, assume []z.Lit) {
+	blocks := map[*demandVars]*keepBlocks{}
+	var stayed [][]z.Lit
+	total := 0
+	for _, s := range sets {
+		if blocks[s.v] == nil {
+			blocks[s.v] = newKeepBlocks(in, s.v)
 		}
-		if r := in.sp.Root(i); r == i {
-			fits[i] = keepFit{kept: kept, pos: pos, share: share, perDevice: perDevice, chunks: n}
+		stays, counts := in.keepStays(blocks[s.v], s.pos, s.share, s.perDevice)
+		stayed = append(stayed, counts...)
+		total += len(s.pos)
+		for _, r := range s.kept {
+			assume = append(assume, stays[r])
 		}
 	}
 	if total == 0 {
-		return nil, 0, nil, fits
+		return nil, nil
 	}
-	return less(in.c, total, sum(in.c, stayed)), lb, assume, fits
+	return less(in.c, total, sum(in.c, stayed)), assume
+}
+
+// keepFits are the keep guess's inputs, by root.
+func keepFits(sets []keepSet) map[int]keepFit {
+	fits := map[int]keepFit{}
+	for _, s := range sets {
+		if s.v.idx == s.i {
+			fits[s.i] = s.keepFit
+		}
+	}
+	return fits
 }
 
 // keepFit is what a root's keep guess is made of: the workers kept (in
@@ -70,15 +101,11 @@ func (in *instance) keepFitter(fits map[int]keepFit) fitter {
 		if !ok {
 			return in.firstFit(i, v, has, blocked)
 		}
-		n := 0
-		for _, ls := range v.lit {
-			n += len(ls)
-		}
+		n := v.size()
 		taken := make([]bool, n)
 		free := func(p int) bool {
-			b := sort.Search(len(v.pos), func(k int) bool { return v.pos[k] > p }) - 1
-			blk := v.blocks[b]
-			return v.lit[b][p-v.pos[b]] != in.c.F && !blocked(blk.Device(p-v.pos[b]))
+			b := v.blockOf(p)
+			return v.open(in, b, p-v.pos[b]) && !blocked(v.blocks[b].Device(p-v.pos[b]))
 		}
 		from, k := 0, 0 // next free position, next share
 		for j := len(kf.kept) - 1; j >= -1; j-- {
@@ -182,20 +209,14 @@ func (v *demandVars) positions(w Worker) []int {
 	return nil
 }
 
-// flat is the literal at a flat position.
-func (v *demandVars) flat(p int) z.Lit {
-	b := v.blockOf(p)
-	return v.lit[b][p-v.pos[b]]
-}
-
 // availBefore[p] is the number of positions before p the root may take
 // (p up to and including the number of positions).
 func (v *demandVars) availBefore(in *instance) []int {
 	avail := []int{0}
-	for _, ls := range v.lit {
-		for _, m := range ls {
+	for b, blk := range v.blocks {
+		for l := 0; l < blk.Cap; l++ {
 			a := avail[len(avail)-1]
-			if m != in.c.F {
+			if v.open(in, b, l) {
 				a++
 			}
 			avail = append(avail, a)
@@ -207,7 +228,7 @@ func (v *demandVars) availBefore(in *instance) []int {
 // available says whether the root may take every position of ps.
 func (v *demandVars) available(in *instance, ps []int) bool {
 	for _, p := range ps {
-		if v.flat(p) == in.c.F {
+		if b := v.blockOf(p); !v.open(in, b, p-v.pos[b]) {
 			return false
 		}
 	}

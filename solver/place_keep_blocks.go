@@ -41,6 +41,9 @@ type keepBlocks struct {
 	m   int
 	// avail[p] is the positions before p the root may take.
 	avail []int
+	// end[b] is where block b's run ends (the node encoding's offset
+	// plus count).
+	end map[int][]z.Lit
 }
 
 func newKeepBlocks(in *instance, v *demandVars) *keepBlocks {
@@ -49,7 +52,8 @@ func newKeepBlocks(in *instance, v *demandVars) *keepBlocks {
 		widest = max(widest, blk.Cap)
 		n += blk.Cap
 	}
-	return &keepBlocks{v: v, width: bits.Len(uint(n)), low: map[int][]z.Lit{}, m: bits.Len(uint(widest - 1)), avail: v.availBefore(in)}
+	in.counts(v) // the node encoding builds its counts on demand
+	return &keepBlocks{v: v, width: bits.Len(uint(n)), low: map[int][]z.Lit{}, end: map[int][]z.Lit{}, m: bits.Len(uint(widest - 1)), avail: v.availBefore(in)}
 }
 
 // prefixAt is the root's device count in the blocks before b.
@@ -69,6 +73,9 @@ func (kb *keepBlocks) prefixAt(in *instance, b int) []z.Lit {
 // offset is the in-block offset of block b's run (0 when empty): bit k is
 // set when the run starts at a device whose offset has bit k set.
 func (v *demandVars) offset(in *instance, b int) []z.Lit {
+	if v.lit == nil {
+		return in.nodeOffset(v, b)
+	}
 	starts := localStarts(in, v.lit[b])
 	out := make([]z.Lit, bits.Len(uint(len(starts)-1)))
 	for k := range out {
@@ -124,6 +131,21 @@ func (kb *keepBlocks) aligned(in *instance, b, want int) z.Lit {
 	return c.And(eq(c, diff, (r-1+size)%size), c.Choice(carried, eq(c, hi, hq+1), eq(c, hi, hq)))
 }
 
+// holds says the root takes positions ps of block b (given their
+// alignment, aligned): by their literals, or where the node encoding has
+// none, by its run's offset and count there (nodeHolds).
+func (kb *keepBlocks) holds(in *instance, b int, ps []int) z.Lit {
+	v := kb.v
+	if v.lit == nil {
+		return kb.nodeHolds(in, b, ps[0]-v.pos[b], len(ps))
+	}
+	ls := make([]z.Lit, len(ps))
+	for k, p := range ps {
+		ls[k] = v.lit[b][p-v.pos[b]]
+	}
+	return in.c.Ands(ls...)
+}
+
 // blockOf is the block holding flat position p.
 func (v *demandVars) blockOf(p int) int {
 	return sort.Search(len(v.pos), func(i int) bool { return v.pos[i] > p }) - 1
@@ -145,11 +167,7 @@ func (in *instance) keepStays(kb *keepBlocks, pos [][]int, share, perDevice int)
 			continue
 		}
 		b := v.blockOf(ps[0])
-		ls := []z.Lit{kb.aligned(in, b, r/perDevice*share-(ps[0]-v.pos[b]))}
-		for _, p := range ps {
-			ls = append(ls, v.lit[b][p-v.pos[b]])
-		}
-		stays[r] = in.c.Ands(ls...)
+		stays[r] = in.c.And(kb.aligned(in, b, r/perDevice*share-(ps[0]-v.pos[b])), kb.holds(in, b, ps))
 		onBlock[b] = append(onBlock[b], stays[r])
 	}
 	bs := make([]int, 0, len(onBlock))

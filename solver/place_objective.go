@@ -30,6 +30,8 @@ type optimizer struct {
 	fresh bool
 	// cutBy is the bound that last cut a call (BoundBudget, BoundStep).
 	cutBy string
+	// keepLB is keep's lower bound on the workers moved (keepPlan's).
+	keepLB int
 }
 
 // try solves under the fixed bounds and extra; the first call may use
@@ -262,14 +264,22 @@ func (in *instance) spreadBound() int {
 
 // keep minimizes the workers of the previous plan that move: first with
 // the best keep set of each component alone assumed, which is optimal when
-// it holds (it meets the lower bound).
+// it holds (it meets the lower bound). A guess that meets the bound, and
+// pack's after it, is the answer with no circuit built (keepGuess).
 func (o *optimizer) keep() int {
-	x, lb, assume, fits := o.in.keepPlan(o.opt.Previous)
+	sets, lb := o.in.keepSets(o.opt.Previous)
+	o.keepLB = lb
+	o.keepOrder(sets)
+	guess, ok := o.in.guessWith(nil, o.in.keepFitter(keepFits(sets)))
+	if ok && o.keepGuess(guess, sets, lb) {
+		return lb
+	}
+	x, assume := o.in.keepCircuit(sets)
 	if len(x) == 0 {
 		return 0
 	}
 	o.in.flush(x...)
-	if guess, ok := o.in.guessWith(nil, o.in.keepFitter(fits)); ok {
+	if ok {
 		// Built from the lowest free devices, as pack's guess is.
 		o.guessed = o.repair(assume, guess) == sat
 	}

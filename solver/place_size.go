@@ -62,7 +62,8 @@ func (e *SizeError) Error() string {
 // made. For the node encoding, devices counts the unit choices.
 func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, devices, pairs int) {
 	if enc == byNode {
-		return estimateNodes(sp)
+		size, devices, pairs = estimateNodes(sp)
+		return size + estimateKeepNodes(sp, workers), devices, pairs
 	}
 	type where struct {
 		node int

@@ -1,0 +1,262 @@
+package solver
+
+import (
+	"fmt"
+	"math/rand"
+	"testing"
+	"time"
+
+	"github.com/go-air/gini/z"
+	"github.com/rlsolve/rlsolve/grammar"
+	"github.com/rlsolve/rlsolve/model"
+	"github.com/rlsolve/rlsolve/rules"
+)
+
+// TestNodeKeepMovedMatchesPlacement: on the node encoding, keep's count
+// of moved workers (offsets from the layout, holds from the prefix
+// sums), read from a model, is the number of previous workers whose node
+// or devices differ in the placement laid out from that model, counted
+// worker by worker; in file order and in the previous plan's order. The cases are keepblk's generated ones (previous
+// plans placed by devices, then scribbled on), where the space is regular.
+func TestNodeKeepMovedMatchesPlacement(t *testing.T) {
+	seeds, compared := 400, 0
+	if testing.Short() {
+		seeds = 80
+	}
+	for seed := int64(0); seed < int64(seeds); seed++ {
+		n, err := nodeKeepMovedCase(seed)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		compared += n
+	}
+	t.Logf("%d models compared over %d seeds", compared, seeds)
+	if compared < seeds {
+		t.Errorf("only %d models compared over %d seeds: the generator makes too few regular cases", compared, seeds)
+	}
+}
+
+// nodeKeepMovedCase builds seed's case and compares the counts in a few
+// of its node-encoded models; it returns how many it compared.
+func nodeKeepMovedCase(seed int64) (int, error) {
+	rnd := rand.New(rand.NewSource(seed))
+	text, inv := keepCaseSpec(rnd)
+	cfg, ds := grammar.LoadConfig("keep.yaml", []byte(text), grammar.DefaultLimits)
+	if cfg == nil || ds.HasErrors() {
+		return 0, fmt.Errorf("generated config: %v\n%s", ds, text)
+	}
+	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
+	if sp.Diagnostics.HasErrors() {
+		return 0, nil
+	}
+	prev, ok := keepRandomPlan(rnd, sp)
+	if !ok {
+		return 0, nil
+	}
+	if rnd.Intn(2) == 0 {
+		keepScribble(rnd, prev, len(inv.Nodes))
+	}
+	var without []int
+	if rnd.Intn(2) == 0 {
+		without = []int{rnd.Intn(len(inv.Nodes))}
+	}
+	sp = rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid, Without: without})
+	if sp.Diagnostics.HasErrors() || !regular(sp) || sp.Auto != nil {
+		return 0, nil
+	}
+	in := newInstanceBy(sp, false, byNode)
+	sets, _ := in.keepSets(prev)
+	if rnd.Intn(2) == 0 {
+		(&optimizer{in: in}).keepOrder(sets) // the previous plan's order on its nodes
+	}
+	x, _ := in.keepCircuit(sets)
+	if x == nil || !keepPlaceable(in) {
+		return 0, nil
+	}
+	compared := 0
+	for round := 0; round < 6; round++ {
+		extra := nodeRandomAssumptions(rnd, in)
+		if round%2 == 1 {
+			extra = append(extra, leq(in.c, x, rnd.Intn(1<<len(x))))
+		}
+		in.flush(append(extra, x...)...)
+		in.g.Assume(extra...)
+		if solveFor(in.g, 10*time.Second) != 1 {
+			continue
+		}
+		snap := in.snapshot()
+		got, want := value(in.g.Value, in.c, x), keepDirectMoved(in, snap, prev)
+		if got != want {
+			return compared, fmt.Errorf("the circuit counts %d moved, the placement %d\n%s# without %v\n# previous %v\n# placed %v", got, want, text, without, prev, in.extract(snap))
+		}
+		compared++
+	}
+	return compared, nil
+}
+
+// nodeRandomAssumptions are a few distinct unit literals, each set or
+// not at random.
+func nodeRandomAssumptions(rnd *rand.Rand, in *instance) []z.Lit {
+	var all []z.Lit
+	for _, v := range in.roots {
+		if v == nil {
+			continue
+		}
+		for _, xs := range v.units {
+			all = append(all, xs...)
+		}
+	}
+	var out []z.Lit
+	for _, k := range rnd.Perm(len(all))[:min(3, len(all))] {
+		m := all[k]
+		if rnd.Intn(2) == 0 {
+			m = m.Not()
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// BenchmarkPlaceKeep8192 re-places the 8,192-GPU spec after node 10
+// failed, keeping the first placement's workers (scale.sh's keep8192).
+func BenchmarkPlaceKeep8192(b *testing.B) {
+	sp := benchSpace(b, 1024, false, nil)
+	first, err := Place(sp, PlaceOptions{})
+	if err != nil || first.Diagnostics.HasErrors() {
+		b.Fatalf("first placement: %v %v", err, first.Diagnostics)
+	}
+	prev := benchWorkers(sp, first)
+	var res *Placement
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		sp := benchSpace(b, 1024, false, []int{10})
+		if res, err = Place(sp, PlaceOptions{Objective: ObjectiveKeep, Previous: prev}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.Logf("encoding %s, optimal %v", res.Stats.Encoding, res.Optimal)
+	b.ReportMetric(float64(res.Value), "moved")
+	b.ReportMetric(float64(res.Stats.Vars), "vars")
+	b.ReportMetric(float64(res.Stats.Clauses), "clauses")
+	b.ReportMetric(float64(res.Stats.Calls), "calls")
+}
+
+// keepBuilt is the size of sp's instance with keep's whole circuit for
+// prev, as its stats count it: what keep builds when its guess misses.
+func keepBuilt(sp *rules.Space, prev map[string][]Worker) int {
+	in := newInstanceBy(sp, false, encodingFor(sp, false))
+	x, _, _, _ := in.keepPlan(prev)
+	in.flush(x...)
+	st := in.stats()
+	return st.Vars + st.Clauses
+}
+
+// TestPropNodeKeepMatchesDevices decides where keep may run on nodes: on
+// generated regular cases (keepblk's clusters and components; previous
+// plans placed by pack, or by devices at random and scribbled on; a node
+// failed or not), keep on nodes alone never moves fewer workers than by
+// devices (that would be a wrong circuit), it moves as few wherever it
+// meets keep's lower bound, and Place (nodes, falling back to devices
+// where the bound is missed) always moves as few as by devices, proven.
+func TestPropNodeKeepMatchesDevices(t *testing.T) {
+	seeds := 400
+	if testing.Short() {
+		seeds = 100
+	}
+	var equal, above, fellBack, packedAbove, packed int
+	for seed := int64(0); seed < int64(seeds); seed++ {
+		c, ok := nodeKeepCase(t, seed)
+		if !ok {
+			continue
+		}
+		opt := PlaceOptions{Objective: ObjectiveKeep, Previous: c.prev}
+		opt.defaults()
+		node, lb, err := placeIn(c.sp, opt, byNode, cpuDeadlineIn(opt.Budget))
+		dev, _, err2 := placeIn(c.sp, opt, byDevice, cpuDeadlineIn(opt.Budget))
+		final, err3 := Place(c.sp, opt)
+		if err != nil || err2 != nil || err3 != nil {
+			t.Fatalf("seed %d: %v %v %v", seed, err, err2, err3)
+		}
+		if (node.Placed == nil) != (dev.Placed == nil) || node.Placed == nil {
+			if (node.Placed == nil) != (dev.Placed == nil) {
+				t.Fatalf("seed %d: placed by nodes %v, by devices %v\n%s", seed, node.Placed != nil, dev.Placed != nil, c.text)
+			}
+			continue
+		}
+		switch {
+		case !node.Optimal || !dev.Optimal || !final.Optimal:
+			t.Fatalf("seed %d: not proven optimal (nodes %v, devices %v, Place %v)", seed, node.Optimal, dev.Optimal, final.Optimal)
+		case node.Value < dev.Value:
+			t.Fatalf("seed %d: nodes move %d, devices %d: below the device encoding's optimum\n%s# previous %v", seed, node.Value, dev.Value, c.text, c.prev)
+		case node.Value == lb && node.Value != dev.Value:
+			t.Fatalf("seed %d: nodes meet the bound %d, devices move %d\n%s", seed, lb, dev.Value, c.text)
+		case final.Value != dev.Value:
+			t.Fatalf("seed %d: Place moves %d (%s), devices %d\n%s# previous %v", seed, final.Value, final.Stats.Encoding, dev.Value, c.text, c.prev)
+		}
+		if node.Value == dev.Value {
+			equal++
+		} else {
+			above++
+		}
+		if c.packed {
+			packed++
+			if node.Value != dev.Value {
+				packedAbove++
+			}
+		}
+		if final.Stats.Encoding != "node" {
+			fellBack++
+		}
+	}
+	t.Logf("%d cases: nodes as few as devices in %d, more in %d (of %d from pack's plans: %d); Place fell back to devices in %d", equal+above, equal, above, packed, packedAbove, fellBack)
+	if equal+above < seeds/4 {
+		t.Errorf("only %d of %d seeds compared: the generator makes too few regular cases", equal+above, seeds)
+	}
+}
+
+type nodeKeepSpace struct {
+	text string
+	sp   *rules.Space
+	prev map[string][]Worker
+	// packed: prev is pack's placement (laid out as the node encoding
+	// lays it), not a random one scribbled on.
+	packed bool
+}
+
+// nodeKeepCase is seed's regular keep case, or false.
+func nodeKeepCase(t *testing.T, seed int64) (nodeKeepSpace, bool) {
+	rnd := rand.New(rand.NewSource(seed))
+	text, inv := keepCaseSpec(rnd)
+	cfg, ds := grammar.LoadConfig("keep.yaml", []byte(text), grammar.DefaultLimits)
+	if cfg == nil || ds.HasErrors() {
+		t.Fatalf("generated config: %v\n%s", ds, text)
+	}
+	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
+	if sp.Diagnostics.HasErrors() {
+		return nodeKeepSpace{}, false
+	}
+	var prev map[string][]Worker
+	packed := rnd.Intn(2) == 0
+	if packed {
+		first, err := Place(sp, PlaceOptions{})
+		if err != nil || first.Placed == nil {
+			return nodeKeepSpace{}, false
+		}
+		prev = benchWorkers(sp, first)
+	} else {
+		var ok bool
+		if prev, ok = keepRandomPlan(rnd, sp); !ok {
+			return nodeKeepSpace{}, false
+		}
+		keepScribble(rnd, prev, len(inv.Nodes))
+	}
+	var without []int
+	if rnd.Intn(3) > 0 {
+		without = []int{rnd.Intn(len(inv.Nodes))}
+	}
+	sp = rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid, Without: without})
+	if sp.Diagnostics.HasErrors() || encodingFor(sp, false) != byNode {
+		return nodeKeepSpace{}, false
+	}
+	return nodeKeepSpace{text: fmt.Sprintf("%s# without %v\n", text, without), sp: sp, prev: prev, packed: packed}, true
+}

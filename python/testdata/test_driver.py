@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import unittest
 
@@ -36,6 +37,14 @@ def worker(rank, node, argv, **env):
     e = {"RANK": str(rank), "CUDA_VISIBLE_DEVICES": str(rank % 2)}
     e.update(env)
     return {"rank": rank, "node": node, "argv": argv, "env": e}
+
+
+def signal_when(path, control, timeout=60):
+    """Ctrl-C to control once path exists (or after timeout)."""
+    end = time.monotonic() + timeout
+    while not os.path.exists(path) and time.monotonic() < end:
+        time.sleep(0.02)
+    control.on_signal(signal.SIGINT, None)
 
 
 def run(p, control=None):
@@ -177,9 +186,13 @@ class DriverTest(unittest.TestCase):
         """A worker that outlives the grace is SIGKILLed and reported killed;
         one that ends within it is not."""
         c = driver.Control(driver._kv_get, "stop", "kill")
-        c.on_signal(signal.SIGINT, None)
-        stubborn = ["sh", "-c", 'trap "" INT TERM; while :; do sleep 0.1; done']
-        _, _, events = run(plan([worker(0, 0, stubborn), worker(1, 1, ["sleep", "30"])], grace=0.5), c)
+        with tempfile.TemporaryDirectory() as d:
+            ready = os.path.join(d, "ready")
+            # The stop comes once the stubborn worker ignores it: a signal
+            # sent before its trap (a loaded machine) would simply end it.
+            stubborn = ["sh", "-c", 'trap "" INT TERM; : > %s; while :; do sleep 0.1; done' % ready]
+            threading.Thread(target=signal_when, args=(ready, c), daemon=True).start()
+            _, _, events = run(plan([worker(0, 0, stubborn), worker(1, 1, ["sleep", "30"])], grace=0.5), c)
         ws = events[-1]["report"]["workers"]
         self.assertEqual([(w["signal"], w["stopped"], w["killed"]) for w in ws],
                          [(signal.SIGKILL, True, True), (signal.SIGINT, True, False)])

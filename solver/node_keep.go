@@ -16,11 +16,12 @@ import (
 // offset of its run. The node encoding has the counts; the offset is
 // where node_layout.go lays the run out, a function of the counts of the
 // roots that share the block: the model-parallel component continuing
-// into the block at 0, the others in the block's order after it (file
-// order, or the previous plan's: keepOrder), the one continuing out of
-// it right-aligned. Given the alignment, a worker's devices are taken
-// exactly when the run starts at or before them and ends at or after
-// them: comparisons of numbers of a few bits, no per-device literal.
+// into the block at 0, the others in the block's order after it (shared's
+// order, which keepOrder sets to the previous plan's and fixes), the one
+// continuing out of it right-aligned. Given the alignment, a worker's
+// devices are taken exactly when the run starts at or before them and
+// ends at or after them: comparisons of numbers of a few bits, no
+// per-device literal.
 //
 // The layout packs runs, so it cannot leave the hole the device encoding
 // may leave before a run to keep it where it was (a component that grows
@@ -204,6 +205,7 @@ func (o *optimizer) keepOrder(sets []keepSet) {
 	for _, refs := range in.shared {
 		slices.SortStableFunc(refs, func(a, b blockRef) int { return cmp.Compare(key(a), key(b)) })
 	}
+	in.layFixed = true
 	if best := o.best; best != nil {
 		o.best = in.layout(func(i, b int) int { return in.roots[i].takenOn(best[i], b) })
 	}

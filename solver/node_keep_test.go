@@ -3,6 +3,7 @@ package solver
 import (
 	"fmt"
 	"math/rand"
+	"slices"
 	"testing"
 	"time"
 
@@ -183,6 +184,9 @@ func TestPropNodeKeepMatchesDevices(t *testing.T) {
 			}
 			continue
 		}
+		if got := movedBetween(c.prev, benchWorkers(c.sp, node)); got != node.Value {
+			t.Fatalf("seed %d: keep by nodes says %d moved, its placement moves %d\n%s", seed, node.Value, got, c.text)
+		}
 		switch {
 		case !node.Optimal || !dev.Optimal || !final.Optimal:
 			t.Fatalf("seed %d: not proven optimal (nodes %v, devices %v, Place %v)", seed, node.Optimal, dev.Optimal, final.Optimal)
@@ -259,4 +263,50 @@ func nodeKeepCase(t *testing.T, seed int64) (nodeKeepSpace, bool) {
 		return nodeKeepSpace{}, false
 	}
 	return nodeKeepSpace{text: fmt.Sprintf("%s# without %v\n", text, without), sp: sp, prev: prev, packed: packed}, true
+}
+
+// movedBetween counts the workers of prev that now (same component, same
+// rank) holds on another node or other devices, or not at all.
+func movedBetween(prev, now map[string][]Worker) int {
+	moved := 0
+	for name, ws := range prev {
+		for r, w := range ws {
+			if r >= len(now[name]) || now[name][r].Node != w.Node || !slices.Equal(now[name][r].Devices, w.Devices) {
+				moved++
+			}
+		}
+	}
+	return moved
+}
+
+// Keep by nodes reports the workers its placement moves: the layout its
+// offsets count on is the one extracted, also when a guess had to fit the
+// most confined component first (a rollout held to node 0 ahead of an
+// actor that kept node 0).
+func TestNodeKeepValueIsItsPlacement(t *testing.T) {
+	text := "cluster:\n  num_nodes: 2\n  node_groups:\n    - {label: small, node_ranks: 0}\n" +
+		"  component_placement:\n    actor: {gpus: 12}\n    rollout: {gpus: 4, node_group: small}\n"
+	cfg, ds := grammar.LoadConfig("keep.yaml", []byte(text), grammar.DefaultLimits)
+	if cfg == nil || ds.HasErrors() {
+		t.Fatalf("%v", ds)
+	}
+	inv := &model.Inventory{}
+	for i := 0; i < 2; i++ {
+		inv.Nodes = append(inv.Nodes, model.Node{Rank: i, AccelType: model.AccelNVGPU, AccelCount: 8})
+	}
+	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
+	var actor []Worker
+	for d := 0; d < 12; d++ {
+		actor = append(actor, Worker{Node: d / 8, Devices: []int{d % 8}})
+	}
+	prev := map[string][]Worker{"actor": actor}
+	opt := PlaceOptions{Objective: ObjectiveKeep, Previous: prev}
+	opt.defaults()
+	res, _, err := placeIn(sp, opt, byNode, cpuDeadlineIn(opt.Budget))
+	if err != nil || res.Placed == nil {
+		t.Fatalf("%v %v", err, res.Diagnostics)
+	}
+	if got := movedBetween(prev, benchWorkers(sp, res)); got != res.Value {
+		t.Errorf("keep by nodes says %d moved, its placement moves %d: %+v", res.Value, got, res.Placed)
+	}
 }

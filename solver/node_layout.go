@@ -13,8 +13,9 @@ import (
 // model-parallel component continuing out of it, ending at its last
 // device]. The counts fit (nodeSeparate), so the runs do not overlap;
 // first fit lays a guess out the same way on a regular node (taking the
-// roots in the guess's order), so the guess's devices are the layout of
-// its counts.
+// roots in the guess's order), so a first-fit guess's devices are the
+// layout of its counts (keep's guess, which keeps workers where they
+// were, may leave holes the layout packs).
 
 // size is the number of the root's positions (its blocks' devices).
 func (v *demandVars) size() int {
@@ -75,14 +76,27 @@ func (in *instance) layout(devices func(i, b int) int) [][]bool {
 	return out
 }
 
-// layBlock lays out the roots sharing one block, packed in the order
-// the guess took them (file order unless it had to fit the most confined
-// roots first).
-func (in *instance) layBlock(refs []blockRef, devices func(i, b int) int, out [][]bool) {
-	if in.layRank != nil {
-		refs = slices.Clone(refs)
-		slices.SortFunc(refs, func(a, b blockRef) int { return in.layRank[a.root] - in.layRank[b.root] })
+// layIn makes order (the roots as a guess took them) the order in which
+// each node's roots are laid out, unless a circuit already reads that
+// order (layFixed): one order, in shared, for the layout and for keep's
+// offsets.
+func (in *instance) layIn(order []int) {
+	if in.enc != byNode || in.layFixed {
+		return
 	}
+	rank := make([]int, len(in.roots))
+	for k, i := range order {
+		rank[i] = k
+	}
+	for _, refs := range in.shared {
+		slices.SortStableFunc(refs, func(a, b blockRef) int { return rank[a.root] - rank[b.root] })
+	}
+}
+
+// layBlock lays out the roots sharing one block, packed in shared's
+// order: the guess's (file order unless it had to fit the most confined
+// roots first), or the previous plan's for keep (keepOrder).
+func (in *instance) layBlock(refs []blockRef, devices func(i, b int) int, out [][]bool) {
 	into, outOf := -1, -1
 	used := func(i, b int) bool { return b >= 0 && b < len(in.roots[i].blocks) && devices(i, b) > 0 }
 	for r, ref := range refs {

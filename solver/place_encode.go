@@ -35,9 +35,11 @@ type instance struct {
 	// shared block, the roots that may take it (node_rules.go).
 	enc    encoding
 	shared map[blockKey][]blockRef
-	// layRank is each root's place in the order of the last first-fit
-	// guess (nil: file order): the layout packs a node's roots in it.
-	layRank []int
+	// layFixed is set once a circuit reads the order in which shared's
+	// roots are laid out on a node (keep's offsets): guesses then leave
+	// that order as it is (layIn), so the layout the circuit counts on is
+	// the one extracted.
+	layFixed bool
 }
 
 // demandVars are a root demand's device literals.

@@ -80,13 +80,7 @@ func (in *instance) guessInOrder(has func(int) bool, order []int, fit fitter) ([
 		}
 		assume = append(assume, in.assumeTaken(v, taken)...)
 	}
-	in.layRank = nil
-	if !slices.IsSorted(order) {
-		in.layRank = make([]int, len(in.roots))
-		for k, i := range order {
-			in.layRank[i] = k
-		}
-	}
+	in.layIn(order)
 	return assume, true
 }
 

@@ -108,8 +108,11 @@ func Solve(file string, data []byte, opt SolveOptions) *Solved {
 
 // cutBy names the bound that ended a search, as the user sets it.
 func cutBy(bound string) string {
-	if bound == solver.BoundStep {
+	switch bound {
+	case solver.BoundStep:
 		return "one optimizing call's time limit"
+	case solver.BoundSize:
+		return "the instance-size limit (keep by devices would be too large to build)"
 	}
 	return "the solver's budget (--solver-budget)"
 }

@@ -5,7 +5,6 @@ import (
 	"math"
 	"math/bits"
 	"slices"
-	"time"
 
 	"github.com/go-air/gini/z"
 	"github.com/rlsolve/rlsolve/rules"
@@ -128,25 +127,29 @@ func (kb *keepBlocks) nodeHolds(in *instance, b, q, share int) z.Lit {
 // workers than keep's lower bound: the layout may be what kept it from
 // the bound. The device encoding's answer replaces it when it moves
 // fewer; where that one cannot be built or finished in the budget left,
-// node's answer stands, said not to be proven optimal.
-func keepFallback(sp *rules.Space, opt PlaceOptions, node *Placement, deadline cpuDeadline) (*Placement, error) {
-	start := time.Now()
-	elapsed := node.Stats.Elapsed
-	unproven := func() (*Placement, error) {
-		node.Optimal, node.CutBy = false, BoundBudget
-		node.Stats.Elapsed = elapsed + time.Since(start)
-		return node, nil
+// node's answer stands, said not to be proven optimal, with the bound
+// that kept the device encoding from proving more.
+func keepFallback(sp *rules.Space, opt PlaceOptions, node *Placement, deadline cpuDeadline) *Placement {
+	unproven := func(bound string) *Placement {
+		node.Optimal, node.CutBy = false, bound
+		return node
 	}
-	if deadline.left() <= 0 || checkSize(sp, byDevice, false, opt.Previous) != nil {
-		return unproven()
+	if checkSize(sp, byDevice, false, opt.Previous) != nil {
+		return unproven(BoundSize)
+	}
+	if deadline.left() <= 0 {
+		return unproven(BoundBudget)
 	}
 	dev, _, err := placeIn(sp, opt, byDevice, deadline)
 	if err != nil || dev.Placed == nil || dev.Value > node.Value || !dev.Optimal && dev.Value == node.Value {
-		return unproven()
+		bound := BoundBudget
+		if dev != nil && dev.CutBy != "" {
+			bound = dev.CutBy
+		}
+		return unproven(bound)
 	}
 	dev.Stats.Calls += node.Stats.Calls
-	dev.Stats.Elapsed = elapsed + time.Since(start)
-	return dev, nil
+	return dev
 }
 
 // estimateKeepNodes is what keep adds to the node encoding's instance

@@ -211,6 +211,9 @@ func TestPropNodeKeepMatchesDevices(t *testing.T) {
 		if final.Stats.Encoding != "node" {
 			fellBack++
 		}
+		if final.Stats.Elapsed <= 0 {
+			t.Fatalf("seed %d: Place (%s) reports no time spent", seed, final.Stats.Encoding)
+		}
 	}
 	t.Logf("%d cases: nodes as few as devices in %d, more in %d (of %d from pack's plans: %d); Place fell back to devices in %d", equal+above, equal, above, packed, packedAbove, fellBack)
 	if equal+above < seeds/4 {

@@ -78,6 +78,9 @@ type Placed struct {
 const (
 	BoundBudget = "budget" // the whole search's (PlaceOptions.Budget)
 	BoundStep   = "step"   // one optimizing call's (PlaceOptions.Step)
+	// BoundSize is the instance-size limit (MaxInstance): keep by nodes
+	// missed its lower bound and keep by devices was too large to try.
+	BoundSize = "size"
 )
 
 // PlaceStats describe one solve, for benchmarks and --verbose output.
@@ -98,7 +101,8 @@ type Placement struct {
 	// of one component on one node (spread), workers moved (keep).
 	Value int
 	// Optimal is false when the budget ended the search for a better one;
-	// CutBy then says which bound ended it: BoundBudget or BoundStep.
+	// CutBy then says which bound ended it: BoundBudget, BoundStep or
+	// BoundSize.
 	Optimal     bool
 	CutBy       string
 	Stats       PlaceStats
@@ -138,7 +142,7 @@ func Place(sp *rules.Space, opt PlaceOptions) (*Placement, error) {
 	}
 	res, keepLB, err := placeIn(sp, opt, enc, deadline)
 	if err == nil && enc == byNode && opt.Objective == ObjectiveKeep && res.Placed != nil && res.Value > keepLB {
-		return keepFallback(sp, opt, res, deadline)
+		res = keepFallback(sp, opt, res, deadline)
 	}
 	if res != nil {
 		res.Stats.Elapsed = time.Since(start)

@@ -208,7 +208,7 @@ func newTestJob(t testing.TB, res *strategies.Result, runs map[string][]string) 
 
 func allRun(res *strategies.Result, argv []string) map[string][]string {
 	runs := map[string][]string{}
-	for _, n := range ComponentNames(res.Plan) {
+	for _, n := range res.Plan.Names() {
 		runs[n] = argv
 	}
 	return runs

@@ -192,9 +192,6 @@ func NewJob(plan *model.Plan, src PlanEnv, nodes []model.Node, runs map[string][
 	return job, nil
 }
 
-// ComponentNames lists the plan's components in order.
-func ComponentNames(plan *model.Plan) []string { return plan.Names() }
-
 // InterpreterArgv replaces a bare `python`/`python3` program with the node
 // group's python_interpreter_path (semantics §6.3), when it sets one.
 func InterpreterArgv(argv []string, interpreter string) []string {

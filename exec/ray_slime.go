@@ -86,7 +86,7 @@ func slimeBundles(cp *model.ComponentPlan, l *model.SlimeLayout) ([]int, float64
 func checkRuns(plan *model.Plan, runs map[string][]string) error {
 	for name, argv := range runs {
 		if plan.Component(name) == nil {
-			return fmt.Errorf("no component %q in the plan (components: %s)", name, strings.Join(ComponentNames(plan), ", "))
+			return fmt.Errorf("no component %q in the plan (components: %s)", name, strings.Join(plan.Names(), ", "))
 		}
 		if len(argv) == 0 || argv[0] == "" {
 			return fmt.Errorf("component %s: empty program", name)

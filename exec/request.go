@@ -51,17 +51,18 @@ func (r *Request) Specs() ([]RunSpec, error) {
 	return specs, nil
 }
 
+// backendName is a backend as messages name it.
+var backendName = map[string]string{"slurm": "Slurm", "ray": "Ray"}
+
 // check refuses settings that do not go together.
 func (r *Request) check() error {
 	switch {
 	case r.Backend != "local" && r.Backend != "slurm" && r.Backend != "ray":
 		return fmt.Errorf("--backend must be local, slurm or ray, not %q", r.Backend)
-	case r.Backend == "ray" && (r.Node >= 0 || r.Oversubscribe):
-		return errors.New("--node and --oversubscribe are for the local backend; the Ray backend places every worker on its node")
+	case r.Backend != "local" && (r.Node >= 0 || r.Oversubscribe):
+		return fmt.Errorf("--node and --oversubscribe are for the local backend; the %s backend places every worker on its node", backendName[r.Backend])
 	case r.Grace < 0:
 		return errors.New("--grace must not be negative")
-	case r.Backend == "slurm" && (r.Node >= 0 || r.Oversubscribe):
-		return errors.New("--node and --oversubscribe are for the local backend; the Slurm backend places every worker on its node")
 	case r.MasterPort != 0 && r.Node < 0:
 		return errors.New("--master-port goes with --node (the whole plan's ports are chosen free)")
 	case r.Component == "" && len(r.Tail) > 0:

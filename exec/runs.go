@@ -42,7 +42,7 @@ func ParseRun(s string) (RunSpec, error) {
 // components left without one, in plan order. file names the config in
 // errors.
 func MatchRuns(plan *model.Plan, specs []RunSpec, file string) (runs map[string][]string, skipped []string, err error) {
-	all := ComponentNames(plan)
+	all := plan.Names()
 	runs = map[string][]string{}
 	var star []string
 	for _, s := range specs {
@@ -77,7 +77,7 @@ func MatchRuns(plan *model.Plan, specs []RunSpec, file string) (runs map[string]
 // UnknownComponent is the error for a component name the plan lacks: the
 // components it has, and the nearest one when a name is close.
 func UnknownComponent(plan *model.Plan, name, file string) error {
-	all := ComponentNames(plan)
+	all := plan.Names()
 	hint := ""
 	if near := fuzzy.Nearest(name, all); near != "" {
 		hint = fmt.Sprintf("; did you mean %s?", near)

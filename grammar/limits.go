@@ -38,9 +38,4 @@ var DefaultLimits = Limits{
 }
 
 // expanded is the bound on an interpolated scalar and a slime command.
-func (l Limits) expanded() int {
-	if l.MaxExpandedBytes > 0 {
-		return l.MaxExpandedBytes
-	}
-	return l.MaxStringBytes
-}
+func (l Limits) expanded() int { return l.yaml().Expanded() }

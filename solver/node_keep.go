@@ -36,7 +36,7 @@ import (
 // does not matter when it takes none).
 func (in *instance) nodeOffset(v *demandVars, b int) []z.Lit {
 	blk := v.blocks[b]
-	if blk.Type == "" || v.units[b] == nil {
+	if blk.Type == "" || len(v.units[b]) == 0 {
 		return nil // a node placement's run is laid alone, from 0
 	}
 	c := in.c

@@ -29,7 +29,7 @@ func (v *demandVars) size() int {
 // open says whether the root may take local device l of block b.
 func (v *demandVars) open(in *instance, b, l int) bool {
 	if v.lit == nil {
-		return v.units[b] != nil
+		return len(v.units[b]) > 0
 	}
 	return v.lit[b][l] != in.c.F
 }

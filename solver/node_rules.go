@@ -17,7 +17,7 @@ func (in *instance) nodeSeparate() {
 			continue
 		}
 		for b, blk := range v.blocks {
-			if v.units[b] != nil {
+			if len(v.units[b]) > 0 {
 				k := blockKey{blk.Node, blk.Type}
 				in.shared[k] = append(in.shared[k], blockRef{i, b})
 			}

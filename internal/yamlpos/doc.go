@@ -31,8 +31,8 @@ type Limits struct {
 	MaxExpandedBytes int
 }
 
-// expanded is the bound on a scalar after interpolation.
-func (l Limits) expanded() int {
+// Expanded is the bound on a scalar after interpolation.
+func (l Limits) Expanded() int {
 	if l.MaxExpandedBytes > 0 {
 		return l.MaxExpandedBytes
 	}

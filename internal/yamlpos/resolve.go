@@ -105,7 +105,7 @@ func (r *resolver) join(parts []piece) (string, bool) {
 			}
 			s = pv.Str
 		}
-		if max := r.d.lim.expanded(); b.Len()+len(s) > max {
+		if max := r.d.lim.Expanded(); b.Len()+len(s) > max {
 			r.d.Record(r.n, Limit{What: r.what + " with its interpolations expanded", Max: max, Unit: " bytes"}.Diagnostic(r.span, "expands too far"))
 			return "", false
 		}

@@ -56,6 +56,9 @@ func readPlanDocument(r io.Reader, file string, limit int) (*Document, error) {
 		return nil, &DocumentError{Span: model.Span{File: file}, Msg: fmt.Sprintf("the plan document is over %d bytes, the most rlsolve reads", limit)}
 	}
 	rd := &docReader{file: file, data: bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))}
+	if d, ok := rd.fastDocument(); ok {
+		return d, nil
+	}
 	return rd.document()
 }
 

@@ -1,0 +1,270 @@
+package render
+
+import (
+	"bytes"
+	"encoding/json"
+)
+
+// The placement records of the fast path (readfast.go): the fields
+// `rlsolve plan --output json` writes for an RLinf worker, each once,
+// spelled as it writes them, with values of their types and no null.
+// Anything else is left to the strict reader.
+
+// The bits of a record's fields, for a record's fields seen.
+const (
+	fRank = 1 << iota
+	fClusterNodeRank
+	fPlacementNodeRank
+	fLocalAcceleratorRank
+	fLocalRank
+	fLocalWorldSize
+	fVisibleAccelerators
+	fIsolateAccelerator
+	fLocalHardwareRanks
+	fNodeGroupLabel
+	fAcceleratorType
+	fHostname
+	fIP
+	fGPUUUIDs
+	fInterpreter
+	fEnv
+)
+
+// fRequired are the fields every record must list (recordFields).
+const fRequired = fRank | fClusterNodeRank | fLocalHardwareRanks | fVisibleAccelerators | fEnv
+
+// records reads a placements list.
+func (w *planWalker) records() ([]DocPlacement, bool) {
+	if !w.eat('[') {
+		return nil, false
+	}
+	out := []DocPlacement{}
+	if w.eat(']') {
+		return out, true
+	}
+	for {
+		var p DocPlacement
+		if w.peek() != '{' || !w.record(&p) {
+			return nil, false
+		}
+		out = append(out, p)
+		if w.eat(']') {
+			return out, true
+		}
+		if !w.eat(',') {
+			return nil, false
+		}
+	}
+}
+
+// record reads one placement record into p.
+func (w *planWalker) record(p *DocPlacement) bool {
+	seen := 0
+	ok := w.object(func(key string) bool {
+		bit, ok := w.field(p, key)
+		if !ok || seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		return true
+	})
+	return ok && seen&fRequired == fRequired
+}
+
+// field reads the value of the record's field key into p and says which
+// field it was.
+func (w *planWalker) field(p *DocPlacement, key string) (int, bool) {
+	switch key {
+	case "rank":
+		return fRank, w.int(&p.Rank)
+	case "cluster_node_rank":
+		return fClusterNodeRank, w.int(&p.ClusterNodeRank)
+	case "placement_node_rank":
+		return fPlacementNodeRank, w.int(&p.PlacementNodeRank)
+	case "local_accelerator_rank":
+		return fLocalAcceleratorRank, w.int(&p.LocalAcceleratorRank)
+	case "local_rank":
+		return fLocalRank, w.int(&p.LocalRank)
+	case "local_world_size":
+		return fLocalWorldSize, w.int(&p.LocalWorldSize)
+	case "visible_accelerators":
+		return fVisibleAccelerators, w.strings(&p.VisibleAccelerators)
+	case "isolate_accelerator":
+		return fIsolateAccelerator, w.bool(&p.IsolateAccelerator)
+	case "local_hardware_ranks":
+		return fLocalHardwareRanks, w.ints(&p.LocalHardwareRanks)
+	case "node_group_label":
+		return fNodeGroupLabel, w.string(&p.NodeGroupLabel)
+	case "accelerator_type":
+		return fAcceleratorType, w.string(&p.AcceleratorType)
+	case "hostname":
+		return fHostname, w.string(&p.Hostname)
+	case "ip":
+		return fIP, w.string(&p.IP)
+	case "gpu_uuids":
+		return fGPUUUIDs, w.strings(&p.GPUUUIDs)
+	case "python_interpreter_path":
+		return fInterpreter, w.string(&p.Interpreter)
+	case "env":
+		return fEnv, w.env(&p.Env)
+	}
+	return 0, false
+}
+
+// int reads a whole number that fits an int: JSON's grammar, at most 18
+// digits, no fraction or exponent.
+func (w *planWalker) int(v *int) bool {
+	w.space()
+	i, neg := w.pos, false
+	if i < len(w.data) && w.data[i] == '-' {
+		neg = true
+		i++
+	}
+	start, n := i, 0
+	for ; i < len(w.data) && w.data[i] >= '0' && w.data[i] <= '9'; i++ {
+		n = n*10 + int(w.data[i]-'0')
+	}
+	digits := i - start
+	if digits == 0 || digits > 18 || (digits > 1 && w.data[start] == '0') {
+		return false
+	}
+	w.pos = i
+	if !w.atValueEnd() {
+		return false
+	}
+	if neg {
+		n = -n
+	}
+	*v = n
+	return true
+}
+
+func (w *planWalker) bool(v *bool) bool {
+	w.space()
+	switch {
+	case bytes.HasPrefix(w.data[w.pos:], []byte("true")):
+		*v, w.pos = true, w.pos+4
+	case bytes.HasPrefix(w.data[w.pos:], []byte("false")):
+		*v, w.pos = false, w.pos+5
+	default:
+		return false
+	}
+	return w.atValueEnd()
+}
+
+// ints reads a list of whole numbers.
+func (w *planWalker) ints(v *[]int) bool {
+	out := []int{}
+	ok := w.list(func() bool {
+		var n int
+		if !w.int(&n) {
+			return false
+		}
+		out = append(out, n)
+		return true
+	})
+	*v = out
+	return ok
+}
+
+// strings reads a list of strings.
+func (w *planWalker) strings(v *[]string) bool {
+	out := []string{}
+	ok := w.list(func() bool {
+		var s string
+		if !w.string(&s) {
+			return false
+		}
+		out = append(out, s)
+		return true
+	})
+	*v = out
+	return ok
+}
+
+// list reads a list, calling item at each element.
+func (w *planWalker) list(item func() bool) bool {
+	if !w.eat('[') {
+		return false
+	}
+	if w.eat(']') {
+		return true
+	}
+	for {
+		if !item() {
+			return false
+		}
+		if w.eat(']') {
+			return true
+		}
+		if !w.eat(',') {
+			return false
+		}
+	}
+}
+
+// env reads an environment: names to strings, each name once.
+func (w *planWalker) env(v *map[string]string) bool {
+	m := make(map[string]string, w.envSize)
+	ok := w.object(func(key string) bool {
+		if _, dup := m[key]; dup {
+			return false
+		}
+		var s string
+		if !w.string(&s) {
+			return false
+		}
+		m[key] = s
+		return true
+	})
+	w.envSize, *v = len(m), m
+	return ok
+}
+
+// string reads a string value, escapes decoded as encoding/json does.
+func (w *planWalker) string(v *string) bool {
+	w.space()
+	raw, escaped, ok := w.stringToken()
+	switch {
+	case !ok:
+		return false
+	case !escaped:
+		*v = w.internBytes(raw[1 : len(raw)-1])
+	case bytes.Contains(raw, []byte(`\u0000`)) || json.Unmarshal(raw, v) != nil:
+		return false
+	}
+	return w.atValueEnd()
+}
+
+// stringToken reads the string at the walker, quotes included; escaped
+// says whether it has a backslash. Control characters, which JSON does
+// not allow in a string, fail it.
+func (w *planWalker) stringToken() (raw []byte, escaped, ok bool) {
+	start := w.pos
+	if start >= len(w.data) || w.data[start] != '"' {
+		return nil, false, false
+	}
+	for i := start + 1; i < len(w.data); i++ {
+		switch c := w.data[i]; {
+		case c == '"':
+			w.pos = i + 1
+			return w.data[start:w.pos], escaped, true
+		case c == '\\':
+			escaped = true
+			i++
+		case c < 0x20:
+			return nil, false, false
+		}
+	}
+	return nil, false, false
+}
+
+// internBytes is b as a string, one copy per distinct string.
+func (w *planWalker) internBytes(b []byte) string {
+	if s, ok := w.intern[string(b)]; ok {
+		return s
+	}
+	s := string(b)
+	w.intern[s] = s
+	return s
+}

@@ -48,7 +48,7 @@ func ReadPlanDocument(r io.Reader, file string) (*Document, error) {
 
 // readPlanDocument reads at most limit bytes.
 func readPlanDocument(r io.Reader, file string, limit int) (*Document, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	data, err := readAll(r, limit)
 	if err != nil {
 		return nil, &DocumentError{Span: model.Span{File: file}, Msg: fmt.Sprintf("cannot read the plan document: %v", err)}
 	}

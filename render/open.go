@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -56,7 +57,7 @@ func fileSize(f *os.File) int64 {
 
 // readAll reads r to its end or to limit+1 bytes, whichever comes first,
 // into one buffer of the size r says it has (a sizedReader, or standard
-// input redirected from a file), when it says.
+// input redirected from a file, an in-memory reader), when it says.
 func readAll(r io.Reader, limit int) ([]byte, error) {
 	size := int64(0)
 	switch s := r.(type) {
@@ -64,12 +65,14 @@ func readAll(r io.Reader, limit int) ([]byte, error) {
 		size = s.sizeHint()
 	case *os.File:
 		size = fileSize(s)
+	case interface{ Len() int }: // bytes.Reader, strings.Reader
+		size = int64(s.Len())
 	}
 	buf := make([]byte, 0, min(max(size, 511), int64(limit))+1)
 	lr := io.LimitReader(r, int64(limit)+1)
 	for {
 		if len(buf) == cap(buf) {
-			buf = append(buf, 0)[:len(buf)]
+			buf = slices.Grow(buf, cap(buf))
 		}
 		n, err := lr.Read(buf[len(buf):cap(buf)])
 		buf = buf[:len(buf)+n]

@@ -80,8 +80,8 @@ type planWalker struct {
 	// the same names and values worker after worker.
 	intern map[string]string
 	spans  []placementsSpan
-	// envSize is the last environment's size, to size the next one's map.
-	envSize int
+	// envKeys and envValues are the last environment's, in its order.
+	envKeys, envValues []string
 }
 
 // document walks the top-level object to "components".
@@ -113,14 +113,20 @@ func (w *planWalker) component(name string) bool {
 // object reads an object whose keys have no escapes, calling member at
 // each key with the position at its value.
 func (w *planWalker) object(member func(key string) bool) bool {
+	return w.objectLike(nil, member)
+}
+
+// objectLike is object, taking like[i] for the i-th key where it is the
+// same.
+func (w *planWalker) objectLike(like []string, member func(key string) bool) bool {
 	if !w.eat('{') {
 		return false
 	}
 	if w.eat('}') {
 		return true
 	}
-	for {
-		key, ok := w.key()
+	for i := 0; ; i++ {
+		key, ok := w.key(like, i)
 		if !ok || !member(key) {
 			return false
 		}
@@ -134,11 +140,14 @@ func (w *planWalker) object(member func(key string) bool) bool {
 }
 
 // key reads an object's key, without escapes, and its colon.
-func (w *planWalker) key() (string, bool) {
+func (w *planWalker) key(like []string, i int) (string, bool) {
 	w.space()
 	raw, escaped, ok := w.stringToken()
 	if !ok || escaped || !w.eat(':') {
 		return "", false
+	}
+	if b := raw[1 : len(raw)-1]; i < len(like) && like[i] == string(b) {
+		return like[i], true
 	}
 	return w.internBytes(raw[1 : len(raw)-1]), true
 }

@@ -203,31 +203,52 @@ func (w *planWalker) list(item func() bool) bool {
 	}
 }
 
-// env reads an environment: names to strings, each name once.
+// env reads an environment: names to strings, each name once. The i-th
+// name and value are mostly the previous environment's i-th (the writer
+// sorts them, and workers share most), which saves hashing them to intern.
 func (w *planWalker) env(v *map[string]string) bool {
-	m := make(map[string]string, w.envSize)
-	ok := w.object(func(key string) bool {
+	m := make(map[string]string, len(w.envKeys))
+	i := 0
+	ok := w.objectLike(w.envKeys, func(key string) bool {
 		if _, dup := m[key]; dup {
 			return false
 		}
 		var s string
-		if !w.string(&s) {
+		if !w.stringAs(&s, w.envValues, i) {
 			return false
 		}
 		m[key] = s
+		w.envKeys, w.envValues = remember(w.envKeys, i, key), remember(w.envValues, i, s)
+		i++
 		return true
 	})
-	w.envSize, *v = len(m), m
+	w.envKeys, w.envValues, *v = w.envKeys[:i], w.envValues[:i], m
 	return ok
+}
+
+// remember sets list[i], i being at most len(list).
+func remember(list []string, i int, s string) []string {
+	if i == len(list) {
+		return append(list, s)
+	}
+	list[i] = s
+	return list
 }
 
 // string reads a string value, escapes decoded as encoding/json does.
 func (w *planWalker) string(v *string) bool {
+	return w.stringAs(v, nil, 0)
+}
+
+// stringAs is string, taking like[i] for the value where it is the same.
+func (w *planWalker) stringAs(v *string, like []string, i int) bool {
 	w.space()
 	raw, escaped, ok := w.stringToken()
 	switch {
 	case !ok:
 		return false
+	case !escaped && i < len(like) && like[i] == string(raw[1:len(raw)-1]):
+		*v = like[i]
 	case !escaped:
 		*v = w.internBytes(raw[1 : len(raw)-1])
 	case bytes.Contains(raw, []byte(`\u0000`)) || json.Unmarshal(raw, v) != nil:

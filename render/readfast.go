@@ -99,12 +99,16 @@ func (w *planWalker) component(name string) bool {
 	if w.peek() != '{' {
 		return w.skip()
 	}
+	size := 0
 	return w.object(func(key string) bool {
+		if key == "world_size" {
+			return w.int(&size)
+		}
 		if key != "placements" || w.peek() != '[' {
 			return w.skip()
 		}
 		start := w.pos
-		records, ok := w.records()
+		records, ok := w.records(size)
 		w.spans = append(w.spans, placementsSpan{start: start, end: w.pos, comp: name, records: records})
 		return ok
 	})

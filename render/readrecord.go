@@ -33,12 +33,18 @@ const (
 // fRequired are the fields every record must list (recordFields).
 const fRequired = fRank | fClusterNodeRank | fLocalHardwareRanks | fVisibleAccelerators | fEnv
 
-// records reads a placements list.
-func (w *planWalker) records() ([]DocPlacement, bool) {
+// minRecordBytes is the shortest a record the fast path reads can be
+// (its required fields, empty): it bounds the records a world_size
+// reserves room for by the document's size.
+const minRecordBytes = len(`{"rank":0,"cluster_node_rank":0,"local_hardware_ranks":[],"visible_accelerators":[],"env":{}}`)
+
+// records reads a placements list, of size records if its component's
+// world_size is right.
+func (w *planWalker) records(size int) ([]DocPlacement, bool) {
 	if !w.eat('[') {
 		return nil, false
 	}
-	out := []DocPlacement{}
+	out := make([]DocPlacement, 0, max(0, min(size, (len(w.data)-w.pos)/minRecordBytes)))
 	if w.eat(']') {
 		return out, true
 	}

@@ -139,3 +139,27 @@ func twoNodeDoc(t *testing.T) []byte {
 	}
 	return writeDoc(t, in)
 }
+
+// TestPlanRecords: the records built straight from a plan are those of
+// its document, for every example (slime's included) and the 1,024-GPU
+// layout.
+func TestPlanRecords(t *testing.T) {
+	ins := exampleInputs(t)
+	ins["scale"] = scaleInput(t, 1024)
+	for name, in := range ins {
+		got, err := render.PlanRecords(in)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		doc, err := render.NewDocument(in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(got, doc.Records()) {
+			t.Errorf("%s: the records differ from the document's", name)
+		}
+	}
+	if _, err := render.PlanRecords(&render.Input{}); err == nil {
+		t.Error("records of no plan")
+	}
+}

@@ -216,14 +216,10 @@ func (w *planWalker) env(v *map[string]string) bool {
 	m := make(map[string]string, len(w.envKeys))
 	i := 0
 	ok := w.objectLike(w.envKeys, func(key string) bool {
-		if _, dup := m[key]; dup {
+		s, ok := w.stringAs(w.envValues, i)
+		if m[key] = s; !ok || len(m) != i+1 { // a name twice
 			return false
 		}
-		var s string
-		if !w.stringAs(&s, w.envValues, i) {
-			return false
-		}
-		m[key] = s
 		w.envKeys, w.envValues = remember(w.envKeys, i, key), remember(w.envValues, i, s)
 		i++
 		return true
@@ -243,24 +239,39 @@ func remember(list []string, i int, s string) []string {
 
 // string reads a string value, escapes decoded as encoding/json does.
 func (w *planWalker) string(v *string) bool {
-	return w.stringAs(v, nil, 0)
+	s, ok := w.stringAs(nil, 0)
+	*v = s
+	return ok
 }
 
 // stringAs is string, taking like[i] for the value where it is the same.
-func (w *planWalker) stringAs(v *string, like []string, i int) bool {
+func (w *planWalker) stringAs(like []string, i int) (s string, ok bool) {
 	w.space()
 	raw, escaped, ok := w.stringToken()
 	switch {
 	case !ok:
-		return false
+		return "", false
 	case !escaped && i < len(like) && like[i] == string(raw[1:len(raw)-1]):
-		*v = like[i]
+		s = like[i]
 	case !escaped:
-		*v = w.internBytes(raw[1 : len(raw)-1])
-	case bytes.Contains(raw, []byte(`\u0000`)) || json.Unmarshal(raw, v) != nil:
-		return false
+		s = w.internBytes(raw[1 : len(raw)-1])
+	default:
+		if s, ok = unescape(raw); !ok {
+			return "", false
+		}
 	}
-	return w.atValueEnd()
+	return s, w.atValueEnd()
+}
+
+// unescape is the string of a JSON string token with escapes, as
+// encoding/json reads it; false for one with an escaped NUL (the strict
+// reader refuses it) or one it cannot read.
+func unescape(raw []byte) (string, bool) {
+	var s string
+	if bytes.Contains(raw, []byte(`\u0000`)) || json.Unmarshal(raw, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // stringToken reads the string at the walker, quotes included; escaped

@@ -145,6 +145,9 @@ func (k *envKeys) diffEnv(old, new map[string]string) EnvChange {
 			e.Changed = append(e.Changed, key)
 		}
 	}
+	if len(e.Added) == 0 && len(old) == len(new) {
+		return e // the same names: none removed
+	}
 	k.old = sortedKeys(old, k.old)
 	for _, key := range k.old {
 		if _, ok := new[key]; !ok {

@@ -58,17 +58,18 @@ func (e *EnvChange) Empty() bool {
 }
 
 // DiffPlans compares two plans' workers, component by component and rank
-// by rank.
+// by rank, in time linear in the workers and their variables.
 func DiffPlans(old, new *PlanRecords) PlanDiff {
 	var d PlanDiff
+	var keys envKeys
 	for i := range new.Components {
 		nc := &new.Components[i]
-		cd := diffComponent(old.Component(nc.Name), nc)
+		cd := keys.diffComponent(old.Component(nc.Name), nc)
 		d.Components = append(d.Components, cd)
 	}
 	for i := range old.Components {
 		if oc := &old.Components[i]; new.Component(oc.Name) == nil {
-			d.Components = append(d.Components, diffComponent(oc, nil))
+			d.Components = append(d.Components, keys.diffComponent(oc, nil))
 		}
 	}
 	for i := range d.Components {
@@ -81,9 +82,16 @@ func DiffPlans(old, new *PlanRecords) PlanDiff {
 	return d
 }
 
+// envKeys holds the sorted names of the last environments compared: the
+// workers of a plan mostly have the same variables, and finding that
+// again is linear where sorting them again is not.
+type envKeys struct {
+	old, new []string
+}
+
 // diffComponent compares one component; old or new is nil where that plan
 // lacks it.
-func diffComponent(old, new *ComponentRecords) ComponentDiff {
+func (k *envKeys) diffComponent(old, new *ComponentRecords) ComponentDiff {
 	var ow, nw []WorkerRecord
 	cd := ComponentDiff{InOld: old != nil, InNew: new != nil}
 	if old != nil {
@@ -100,7 +108,7 @@ func diffComponent(old, new *ComponentRecords) ComponentDiff {
 		case r >= len(nw):
 			cd.Removed = append(cd.Removed, r)
 		default:
-			if c, changed := diffWorker(r, &ow[r], &nw[r]); changed {
+			if c, changed := k.diffWorker(r, &ow[r], &nw[r]); changed {
 				cd.Changed = append(cd.Changed, c)
 			} else {
 				cd.Unchanged++
@@ -111,33 +119,54 @@ func diffComponent(old, new *ComponentRecords) ComponentDiff {
 }
 
 // diffWorker compares the worker of rank r in both plans.
-func diffWorker(r int, old, new *WorkerRecord) (WorkerChange, bool) {
+func (k *envKeys) diffWorker(r int, old, new *WorkerRecord) (WorkerChange, bool) {
 	c := WorkerChange{Rank: r, Old: old, New: new}
 	c.Node = old.ClusterNodeRank != new.ClusterNodeRank ||
 		(old.Hostname != "" && new.Hostname != "" && old.Hostname != new.Hostname)
 	c.Devices = !slices.Equal(old.LocalHardwareRanks, new.LocalHardwareRanks) ||
 		!slices.Equal(old.VisibleAccelerators, new.VisibleAccelerators)
-	c.Env = diffEnv(old.Env, new.Env)
+	c.Env = k.diffEnv(old.Env, new.Env)
 	return c, c.Node || c.Devices || !c.Env.Empty()
 }
 
 // diffEnv lists the variables only new has, only old has, and both have
 // with other values.
-func diffEnv(old, new map[string]string) EnvChange {
+func (k *envKeys) diffEnv(old, new map[string]string) EnvChange {
 	var e EnvChange
-	for _, k := range slices.Sorted(maps.Keys(new)) {
-		if ov, ok := old[k]; !ok {
-			e.Added = append(e.Added, k)
-		} else if ov != new[k] {
-			e.Changed = append(e.Changed, k)
+	// Most workers keep their environment: telling that needs no sorting.
+	if maps.Equal(old, new) {
+		return e
+	}
+	k.new = sortedKeys(new, k.new)
+	for _, key := range k.new {
+		if ov, ok := old[key]; !ok {
+			e.Added = append(e.Added, key)
+		} else if ov != new[key] {
+			e.Changed = append(e.Changed, key)
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(old)) {
-		if _, ok := new[k]; !ok {
-			e.Removed = append(e.Removed, k)
+	if len(e.Added) == 0 && len(old) == len(new) {
+		return e // the same names: none removed
+	}
+	k.old = sortedKeys(old, k.old)
+	for _, key := range k.old {
+		if _, ok := new[key]; !ok {
+			e.Removed = append(e.Removed, key)
 		}
 	}
 	return e
+}
+
+// sortedKeys is m's keys, sorted: last, when m has just those keys.
+func sortedKeys(m map[string]string, last []string) []string {
+	same := len(m) == len(last)
+	for i := 0; same && i < len(last); i++ {
+		_, same = m[last[i]]
+	}
+	if same {
+		return last
+	}
+	return slices.Sorted(maps.Keys(m))
 }
 
 // Counts sums over the components the workers that changed (node, devices

@@ -112,10 +112,10 @@ func (s *Solved) StandaloneError() error {
 
 // WriteMoves writes which workers of the previous plan (from) moved.
 func (s *Solved) WriteMoves(w io.Writer, prev *model.PlanRecords, from string) error {
-	doc, err := render.NewDocument(s.Verified.RenderInput())
+	recs, err := render.PlanRecords(s.Verified.RenderInput())
 	if err != nil {
 		return err
 	}
-	d := model.DiffPlans(prev, doc.Records())
+	d := model.DiffPlans(prev, recs)
 	return render.WriteDiffTable(w, &d, from, s.File+" (solved)")
 }

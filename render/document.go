@@ -193,3 +193,40 @@ func appendUUIDs(dst []string, node *model.Node, devices []int) []string {
 	}
 	return dst
 }
+
+// PlanRecords is the workers of in's plan document, as
+// NewDocument(in).Records() gives them, without building the document
+// (its GPU UUIDs, interpreters, copies of every record): what `solve
+// --from` and `plan --diff` compare. A slime plan, whose records can
+// fail to build, and one that names a component twice take
+// NewDocument's way, so that both ways always give the same.
+func PlanRecords(in *Input) (*model.PlanRecords, error) {
+	if err := in.check(); err != nil {
+		return nil, err
+	}
+	names := make(map[string]bool, len(in.Plan.Components))
+	for i := range in.Plan.Components {
+		names[in.Plan.Components[i].Name] = true
+	}
+	if in.Slime != nil || len(names) != len(in.Plan.Components) {
+		d, err := NewDocument(in)
+		if err != nil {
+			return nil, err
+		}
+		return d.Records(), nil
+	}
+	pr := &model.PlanRecords{Components: make([]model.ComponentRecords, 0, len(in.Plan.Components))}
+	for ci := range in.Plan.Components {
+		cp := &in.Plan.Components[ci]
+		ws := make([]model.WorkerRecord, cp.Placements.Len())
+		for j := range ws {
+			p, node, err := in.worker(ci, j)
+			if err != nil {
+				return nil, err
+			}
+			ws[j] = model.WorkerRecord{Placement: *p, Hostname: node.Hostname, Env: in.Workers.EnvOf(cp, p)}
+		}
+		pr.Components = append(pr.Components, model.ComponentRecords{Name: cp.Name, Workers: ws})
+	}
+	return pr, nil
+}

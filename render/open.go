@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -23,7 +24,7 @@ func OpenPlanDocument(file string, stdin io.Reader) (r io.Reader, close func(), 
 	if err != nil {
 		return nil, nil, err
 	}
-	br := bufio.NewReader(f)
+	br := sizedReader{Reader: bufio.NewReader(f), size: fileSize(f)}
 	if strings.EqualFold(filepath.Ext(file), ".json") {
 		return br, func() { f.Close() }, nil
 	}
@@ -34,4 +35,52 @@ func OpenPlanDocument(file string, stdin io.Reader) (r io.Reader, close func(), 
 		return nil, nil, nil
 	}
 	return br, func() { f.Close() }, nil
+}
+
+// sizedReader is a file's reader that knows the file's size, so that
+// reading it whole (readAll) allocates its buffer once: growing it
+// doubling by doubling cost a 35 MB plan about a tenth of its reading.
+type sizedReader struct {
+	*bufio.Reader
+	size int64
+}
+
+func (r sizedReader) sizeHint() int64 { return r.size }
+
+// fileSize is a regular file's size, or 0.
+func fileSize(f *os.File) int64 {
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		return fi.Size()
+	}
+	return 0
+}
+
+// readAll reads r to its end or to limit+1 bytes, whichever comes first,
+// into one buffer of the size r says it has (a sizedReader, or standard
+// input redirected from a file, an in-memory reader), when it says.
+func readAll(r io.Reader, limit int) ([]byte, error) {
+	size := int64(0)
+	switch s := r.(type) {
+	case interface{ sizeHint() int64 }:
+		size = s.sizeHint()
+	case *os.File:
+		size = fileSize(s)
+	case interface{ Len() int }: // bytes.Reader, strings.Reader
+		size = int64(s.Len())
+	}
+	buf := make([]byte, 0, min(max(size, 511), int64(limit))+1)
+	lr := io.LimitReader(r, int64(limit)+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = slices.Grow(buf, cap(buf))
+		}
+		n, err := lr.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+n]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return buf, err
+		}
+	}
 }

@@ -48,7 +48,7 @@ func ReadPlanDocument(r io.Reader, file string) (*Document, error) {
 
 // readPlanDocument reads at most limit bytes.
 func readPlanDocument(r io.Reader, file string, limit int) (*Document, error) {
-	data, err := io.ReadAll(io.LimitReader(r, int64(limit)+1))
+	data, err := readAll(r, limit)
 	if err != nil {
 		return nil, &DocumentError{Span: model.Span{File: file}, Msg: fmt.Sprintf("cannot read the plan document: %v", err)}
 	}
@@ -56,6 +56,9 @@ func readPlanDocument(r io.Reader, file string, limit int) (*Document, error) {
 		return nil, &DocumentError{Span: model.Span{File: file}, Msg: fmt.Sprintf("the plan document is over %d bytes, the most rlsolve reads", limit)}
 	}
 	rd := &docReader{file: file, data: bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))}
+	if d, ok := rd.fastDocument(); ok {
+		return d, nil
+	}
 	return rd.document()
 }
 

@@ -12,7 +12,8 @@ import (
 
 // FuzzReadPlanDocument: any bytes give a document or a located
 // *DocumentError, never a panic; a document read writes back as a
-// document that reads the same again.
+// document that reads the same again; and the reader's fast path reads
+// only what the strict reader reads, the same (agree).
 func FuzzReadPlanDocument(f *testing.F) {
 	f.Add([]byte(smallDoc))
 	f.Add([]byte(`{"format_version": "1", "components": {"a": {"world_size": 1, "placements": [{"rank": 1}]}}, "component_order": ["a"]}`))
@@ -30,6 +31,7 @@ func FuzzReadPlanDocument(f *testing.F) {
 	}
 	f.Add(writeDoc(f, in))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		agree(t, "fuzz input", data)
 		doc, err := render.ReadPlanDocument(bytes.NewReader(data), "fuzz.json")
 		if err != nil {
 			var de *render.DocumentError

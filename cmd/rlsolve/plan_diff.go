@@ -63,11 +63,7 @@ func diffSide(in *inputFlags, file string, opt pipeline.Options) (*model.PlanRec
 	if err != nil {
 		return nil, err
 	}
-	doc, err := render.NewDocument(input)
-	if err != nil {
-		return nil, err
-	}
-	return doc.Records(), nil
+	return render.PlanRecords(input)
 }
 
 // completeDiffArgs completes plan's arguments under --diff: two plans,

@@ -35,22 +35,18 @@ type optimizer struct {
 }
 
 // try solves under the fixed bounds and extra; the first call may use
-// the whole budget, the optimizing ones a step each.
+// the whole budget, the optimizing ones a step each (by nodes, with
+// capacity added as models overfill nodes: instance.solve).
 func (o *optimizer) try(extra ...z.Lit) status {
 	left, bound := o.deadline.left(), BoundBudget
 	if !o.fresh && o.opt.Step < left {
 		left, bound = o.opt.Step, BoundStep
 	}
 	o.fresh = false
-	if left <= 0 {
-		o.cutBy = BoundBudget
-		return unknown
-	}
-	o.in.flush(append(append([]z.Lit(nil), o.fixed...), extra...)...)
-	o.in.g.Assume(o.fixed...)
-	o.in.g.Assume(extra...)
-	o.calls++
-	st := status(solveFor(o.in.g, left))
+	assume := append(append([]z.Lit(nil), o.fixed...), extra...)
+	o.in.flush(assume...)
+	st, calls := o.in.solve(left, assume...)
+	o.calls += calls
 	o.last = st
 	if st == unknown {
 		o.cutBy = bound

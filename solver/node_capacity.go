@@ -21,34 +21,28 @@ import (
 // solve runs the solver under assume for at most left of CPU time, and,
 // by nodes, adds the capacity of every node a model overfills and solves
 // again on what is left of it: a sat answer holds on every node. Every
-// placing call on an instance goes through it; calls counts the solver's
-// runs.
-func (in *instance) solve(left time.Duration, assume ...z.Lit) (st status, calls int) {
+// placing call on an instance goes through it; runs counts the solver's
+// runs, capped the nodes whose capacity it added.
+func (in *instance) solve(left time.Duration, assume ...z.Lit) (st status, runs, capped int) {
 	end := cpuNow() + left
 	for left > 0 {
 		in.g.Assume(assume...)
-		calls++
+		runs++
 		st = status(solveFor(in.g, left))
-		if st != sat || !in.capNodes() {
-			return st, calls
+		if st != sat || in.enc != byNode {
+			return st, runs, capped
 		}
-		st, left = unknown, end-cpuNow()
+		over := in.overfull()
+		if len(over) == 0 {
+			return st, runs, capped
+		}
+		for _, k := range over {
+			in.nodeCapacity(k)
+		}
+		in.flush()
+		st, left, capped = unknown, end-cpuNow(), capped+len(over)
 	}
-	return st, calls
-}
-
-// capNodes adds the capacity of every node the model overfills (by
-// nodes), and says whether there was one.
-func (in *instance) capNodes() bool {
-	if in.enc != byNode {
-		return false
-	}
-	over := in.overfull()
-	for _, k := range over {
-		in.nodeCapacity(k)
-	}
-	in.flush()
-	return len(over) > 0
+	return st, runs, capped
 }
 
 // nodeCapacity keeps the typed roots on one node within its devices:

@@ -81,7 +81,7 @@ func nodeKeepMovedCase(seed int64) (int, error) {
 			extra = append(extra, leq(in.c, x, rnd.Intn(1<<len(x))))
 		}
 		in.flush(append(extra, x...)...)
-		if st, _ := in.solve(10*time.Second, extra...); st != sat {
+		if st, _, _ := in.solve(10*time.Second, extra...); st != sat {
 			continue
 		}
 		snap := in.snapshot()

@@ -87,13 +87,13 @@ func feasible(sp *rules.Space, deadline cpuDeadline) (ok, sure bool) {
 	in := newInstance(sp, false)
 	if guess, ok := in.guess(nil); ok {
 		in.flush(guess...)
-		if st, _ := in.solve(left, guess...); st == sat {
+		if st, _, _ := in.solve(left, guess...); st == sat {
 			return true, true
 		}
 		in = afresh(in)
 	}
 	in.flush()
-	st, _ := in.solve(deadline.left())
+	st, _, _ := in.solve(deadline.left())
 	return st == sat, st != unknown
 }
 

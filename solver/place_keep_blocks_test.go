@@ -195,7 +195,7 @@ func keepRandomPlan(rnd *rand.Rand, sp *rules.Space) (map[string][]Worker, bool)
 // process ("internal error in solve: sat model").
 func keepPlaceable(in *instance) bool {
 	in.flush()
-	st, _ := in.solve(10 * time.Second)
+	st, _, _ := in.solve(10 * time.Second)
 	return st == sat
 }
 

@@ -32,6 +32,9 @@ type optimizer struct {
 	cutBy string
 	// keepLB is keep's lower bound on the workers moved (keepPlan's).
 	keepLB int
+	// capped counts the nodes whose capacity models overfilled (by nodes,
+	// instance.solve).
+	capped int
 }
 
 // try solves under the fixed bounds and extra; the first call may use
@@ -45,8 +48,8 @@ func (o *optimizer) try(extra ...z.Lit) status {
 	o.fresh = false
 	assume := append(append([]z.Lit(nil), o.fixed...), extra...)
 	o.in.flush(assume...)
-	st, calls := o.in.solve(left, assume...)
-	o.calls += calls
+	st, runs, capped := o.in.solve(left, assume...)
+	o.calls, o.capped = o.calls+runs, o.capped+capped
 	o.last = st
 	if st == unknown {
 		o.cutBy = bound

@@ -12,7 +12,8 @@ import (
 // Node capacity is added lazily (counterexample-guided, issue 21): the
 // placing instance starts without it, and each model the solver finds is
 // checked node by node (overfull); a node over its devices gets its
-// constraint (nodeCapacity) and the call is solved again (optimizer.try).
+// constraint (nodeCapacity) and the call is solved again (instance.solve,
+// which every placing call uses: optimizer.try, feasible).
 // At cluster scale the capacity totalizers were most of the instance,
 // built and loaded only for the first-fit guess to satisfy them. Leaving
 // clauses out only relaxes the instance: its UNSAT is the full one's, and
@@ -80,9 +81,10 @@ func capacityBinds(k blockKey, refs []blockRef) bool {
 // overfull is every block the solver's current model breaks capacity on:
 // the roots' devices there over the block's, or two model-parallel
 // components continuing into it (or out of it). A block whose constraint
-// was added holds in every model, so no record of them is kept. One
-// look per unit-literal prefix and block; in node order, so the clauses
-// added (and the answers) do not depend on map order.
+// was added holds in every model, so no record of them is kept. A binary
+// search per root and block over its ordered unit literals; in node
+// order, so the clauses added (and the answers) do not depend on map
+// order.
 func (in *instance) overfull() []blockKey {
 	var out []blockKey
 	for k, refs := range in.shared {

@@ -75,7 +75,8 @@ func assertDisjoint(t *testing.T, name string, ds []*rules.Demand, placed []Plac
 // TestLazyCapacityRefutes: a space Hall's count passes and only node
 // capacity refutes (five units of 3 on two nodes of 8: two units a node).
 // Without capacity the first model overfills a node; once the loop adds
-// it the call is unsat, and Place explains it.
+// it the call is unsat, Place explains it, and the check fixes are
+// confirmed with (feasible) says no.
 func TestLazyCapacityRefutes(t *testing.T) {
 	five := "    a: {gpus: 3, gpus_per_process: 3}\n    b: {gpus: 3, gpus_per_process: 3}\n    c: {gpus: 3, gpus_per_process: 3}\n    d: {gpus: 3, gpus_per_process: 3}\n    e: {gpus: 3, gpus_per_process: 3}\n"
 	sp := classSpace(t, 2, model.ClassHybrid, five)
@@ -87,6 +88,9 @@ func TestLazyCapacityRefutes(t *testing.T) {
 	st, runs, capped := in.solve(10 * time.Second)
 	if st != unsat || capped == 0 || runs < 2 {
 		t.Errorf("solve: %v after %d runs and %d nodes capped, want unsat once capacity is added", st, runs, capped)
+	}
+	if ok, sure := feasible(classSpace(t, 2, model.ClassHybrid, five), cpuDeadlineIn(10*time.Second)); ok || !sure {
+		t.Errorf("feasible: %v (sure %v), want a proven no", ok, sure)
 	}
 	res, err := Place(classSpace(t, 2, model.ClassHybrid, five), PlaceOptions{})
 	if err != nil || !res.Diagnostics.HasErrors() {

@@ -81,8 +81,7 @@ func nodeKeepMovedCase(seed int64) (int, error) {
 			extra = append(extra, leq(in.c, x, rnd.Intn(1<<len(x))))
 		}
 		in.flush(append(extra, x...)...)
-		in.g.Assume(extra...)
-		if solveFor(in.g, 10*time.Second) != 1 {
+		if st, _, _ := in.solve(10*time.Second, extra...); st != sat {
 			continue
 		}
 		snap := in.snapshot()

@@ -87,15 +87,14 @@ func feasible(sp *rules.Space, deadline cpuDeadline) (ok, sure bool) {
 	in := newInstance(sp, false)
 	if guess, ok := in.guess(nil); ok {
 		in.flush(guess...)
-		in.g.Assume(guess...)
-		if solveFor(in.g, left) == 1 {
+		if st, _, _ := in.solve(left, guess...); st == sat {
 			return true, true
 		}
 		in = afresh(in)
 	}
 	in.flush()
-	st := solveFor(in.g, deadline.left())
-	return st == 1, st != 0
+	st, _, _ := in.solve(deadline.left())
+	return st == sat, st != unknown
 }
 
 // smallerCount is the largest count below the demand's that places; when

@@ -195,7 +195,8 @@ func keepRandomPlan(rnd *rand.Rand, sp *rules.Space) (map[string][]Worker, bool)
 // process ("internal error in solve: sat model").
 func keepPlaceable(in *instance) bool {
 	in.flush()
-	return solveFor(in.g, 10*time.Second) == 1
+	st, _, _ := in.solve(10 * time.Second)
+	return st == sat
 }
 
 // keepScribble edits a previous plan as a hand-written one might read:

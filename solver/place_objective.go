@@ -32,25 +32,24 @@ type optimizer struct {
 	cutBy string
 	// keepLB is keep's lower bound on the workers moved (keepPlan's).
 	keepLB int
+	// capped counts the nodes whose capacity models overfilled (by nodes,
+	// instance.solve).
+	capped int
 }
 
 // try solves under the fixed bounds and extra; the first call may use
-// the whole budget, the optimizing ones a step each.
+// the whole budget, the optimizing ones a step each (by nodes, with
+// capacity added as models overfill nodes: instance.solve).
 func (o *optimizer) try(extra ...z.Lit) status {
 	left, bound := o.deadline.left(), BoundBudget
 	if !o.fresh && o.opt.Step < left {
 		left, bound = o.opt.Step, BoundStep
 	}
 	o.fresh = false
-	if left <= 0 {
-		o.cutBy = BoundBudget
-		return unknown
-	}
-	o.in.flush(append(append([]z.Lit(nil), o.fixed...), extra...)...)
-	o.in.g.Assume(o.fixed...)
-	o.in.g.Assume(extra...)
-	o.calls++
-	st := status(solveFor(o.in.g, left))
+	assume := append(append([]z.Lit(nil), o.fixed...), extra...)
+	o.in.flush(assume...)
+	st, runs, capped := o.in.solve(left, assume...)
+	o.calls, o.capped = o.calls+runs, o.capped+capped
 	o.last = st
 	if st == unknown {
 		o.cutBy = bound

@@ -36,5 +36,11 @@ func raylets(a, b RayNode) string {
 	if a.NodeID == "" || b.NodeID == "" {
 		return ""
 	}
-	return fmt.Sprintf(" (%s and %s)", clip(a.NodeID), clip(b.NodeID))
+	id := func(s string) string { // Ray's are 56 hex digits: whole, for `ray list nodes`
+		if len(s) > 64 {
+			return clip(s)
+		}
+		return s
+	}
+	return fmt.Sprintf(" (%s and %s)", id(a.NodeID), id(b.NodeID))
 }

@@ -2,6 +2,7 @@ package exec
 
 import (
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 
@@ -20,15 +21,30 @@ type RayCluster struct {
 	// IDs are the Ray node ids by IP, the ones the driver pins actors to
 	// (nil: the driver needs none, slime mode).
 	IDs map[string]string
+	// Shared are the addresses more than one raylet answered the probe
+	// from, with their node ids: the preflight refuses them.
+	Shared map[string][]string
 }
 
 // RayClusterOf is the cluster as topology.DiscoverRay read it with the
 // probe and RLinf's order: the one order rule, topology's, in Go.
 func RayClusterOf(address string, live *topology.RayLive) RayCluster {
 	c := RayCluster{Address: address, Ordered: true, IDs: map[string]string{}}
-	for id, f := range live.Facts {
-		if f.IP != "" {
-			c.IDs[f.IP] = id
+	ids := slices.Sorted(maps.Keys(live.Facts))
+	for _, id := range ids {
+		ip := live.Facts[id].IP
+		switch prev, ok := c.IDs[ip]; {
+		case ip == "":
+		case ok:
+			if c.Shared == nil {
+				c.Shared = map[string][]string{}
+			}
+			if len(c.Shared[ip]) == 0 {
+				c.Shared[ip] = []string{prev}
+			}
+			c.Shared[ip] = append(c.Shared[ip], id)
+		default:
+			c.IDs[ip] = id
 		}
 	}
 	if live.Inventory != nil {
@@ -37,17 +53,15 @@ func RayClusterOf(address string, live *topology.RayLive) RayCluster {
 	return c
 }
 
-// RayClusterOfRows is the cluster as the State API lists its nodes: the
-// set of nodes, no order (slime sorts its bundles itself).
-func RayClusterOfRows(address string, rows []byte, fallback model.Span) (RayCluster, model.Diagnostics) {
-	inv, ds, err := topology.ImportRayWith(address, rows, topology.RayOptions{RLinfOrder: true})
-	if err != nil {
-		return RayCluster{}, model.Diagnostics{rayNodesDiag(fallback, fmt.Sprintf("the Ray cluster at %s lists its nodes in a form rlsolve cannot read: %v", address, err), "")}
+// RayNodeSetOf is the cluster as topology.DiscoverRay read it with
+// NodeSet (slime mode): the set of live nodes, no order, no node ids
+// (slime sorts its bundles itself and never reads RLINF_NODE_RANK).
+func RayNodeSetOf(address string, live *topology.RayLive) RayCluster {
+	c := RayCluster{Address: address}
+	if live.Inventory != nil {
+		c.Nodes = liveNodes(live.Inventory.Nodes)
 	}
-	if inv == nil {
-		return RayCluster{}, ds
-	}
-	return RayCluster{Address: address, Nodes: liveNodes(inv.Nodes)}, nil
+	return c
 }
 
 func liveNodes(nodes []model.Node) []model.Node {
@@ -66,6 +80,9 @@ func liveNodes(nodes []model.Node) []model.Node {
 // (its inventory entry) or at fallback; nothing may start. It returns the
 // nodes as the driver pins to them.
 func RayPreflight(c RayCluster, plan []model.Node, fallback model.Span) ([]RayNodeSpec, model.Diagnostics) {
+	if out := sharedAddresses(c, plan, fallback); len(out) > 0 {
+		return nil, out
+	}
 	out := rayNodeSet(c, plan, fallback)
 	if len(out) > 0 {
 		return nil, out
@@ -131,6 +148,38 @@ func rayNodeSet(c RayCluster, plan []model.Node, fallback model.Span) model.Diag
 		slices.Sort(extra)
 		out = append(out, rayNodesDiag(fallback, fmt.Sprintf("the Ray cluster at %s has %d live node(s) the plan does not (%s); RLinf numbers every live node", c.Address, len(extra), strings.Join(extra, ", ")),
 			"plan for every node of the cluster (num_nodes and the inventory), or launch on a cluster of the plan's nodes"))
+	}
+	return out
+}
+
+// sharedAddresses refuses a cluster with more than one live raylet on an
+// address (a local multi-raylet cluster): RLinf numbers each raylet as a
+// node, but the preflight, the plan and the driver's pins tell nodes apart
+// by address, so the extra raylet would be neither checked nor told from
+// the planned one. Located at the plan's node with that address, if any.
+func sharedAddresses(c RayCluster, plan []model.Node, fallback model.Span) model.Diagnostics {
+	shared := map[string][]string{}
+	for ip, ids := range c.Shared {
+		shared[ip] = ids
+	}
+	count := map[string]int{}
+	for _, n := range c.Nodes {
+		if count[n.IP]++; count[n.IP] == 2 && shared[n.IP] == nil {
+			shared[n.IP] = []string{}
+		}
+	}
+	var out model.Diagnostics
+	for _, ip := range slices.Sorted(maps.Keys(shared)) {
+		at := fallback
+		if i := slices.IndexFunc(plan, func(n model.Node) bool { return n.IP == ip }); i >= 0 {
+			at = nodeSpan(plan[i], fallback)
+		}
+		ids := ""
+		if len(shared[ip]) > 0 {
+			ids = " (node ids " + strings.Join(shared[ip], ", ") + ")"
+		}
+		out = append(out, rayNodesDiag(at, fmt.Sprintf("the Ray cluster at %s runs more than one raylet on %s%s: RLinf numbers each raylet as a node of its own, but rlsolve tells nodes apart by address and cannot pin workers to one of them", c.Address, ip, ids),
+			"run one raylet per address (a test cluster: one network namespace per node, as scripts/ray-test-cluster.sh does), then launch again"))
 	}
 	return out
 }

@@ -32,12 +32,9 @@ func TestRayPreflight(t *testing.T) {
 		{"no ip", []model.Node{node("10.0.0.1", 2), node("", 2)}, []string{"node 1 has no IP address", "10.0.0.2"}},
 		{"fewer", []model.Node{node("10.0.0.1", 2)}, []string{"1 live node(s) the plan does not (10.0.0.2)"}},
 	}
+	cluster := nodeSet(t, liveRows)
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			cluster, ds := RayClusterOfRows("http://head:8265", []byte(liveRows), model.Span{File: "train.yaml", Line: 2})
-			if len(ds) > 0 {
-				t.Fatal(ds)
-			}
 			specs, ds := RayPreflight(cluster, c.plan, model.Span{File: "train.yaml", Line: 2})
 			wantDiags(t, ds, c.want)
 			if len(ds) == 0 && (len(specs) != len(c.plan) || specs[0].IP != c.plan[0].IP || specs[0].NodeID != "") {
@@ -45,9 +42,16 @@ func TestRayPreflight(t *testing.T) {
 			}
 		})
 	}
-	if _, ds := RayClusterOfRows("http://head:8265", []byte(`{"not": "rows"}`), model.Span{File: "train.yaml"}); len(ds) != 1 || !strings.Contains(ds[0].Summary, "cannot read") {
-		t.Errorf("unreadable rows: %+v", ds)
+}
+
+// nodeSet reads rows as slime mode's DiscoverRay does (NodeSet, no probe).
+func nodeSet(t *testing.T, rows string) RayCluster {
+	t.Helper()
+	inv, ds, err := topology.ImportRayLive("http://head:8265", []byte(rows), nil, topology.RayOptions{NodeSet: true})
+	if err != nil || ds.HasErrors() {
+		t.Fatal(err, ds)
 	}
+	return RayNodeSetOf("http://head:8265", &topology.RayLive{Inventory: inv})
 }
 
 func wantDiags(t *testing.T, ds model.Diagnostics, want []string) {
@@ -94,4 +98,64 @@ func TestRayPreflightOrder(t *testing.T) {
 	wantDiags(t, ds, []string{"node 2 (10.0.0.2) did not answer the probe"})
 	_, ds = RayPreflight(cluster, []model.Node{node("10.0.0.1"), node("10.0.0.3"), node("10.0.0.3")}, model.Span{File: "train.yaml"})
 	wantDiags(t, ds, []string{"node 2 has node 1's IP address (10.0.0.3)", "1 live node(s) the plan does not (10.0.0.2)"})
+}
+
+// Slime never reads RLINF_NODE_RANK: ranks RLinf would refuse (mixed,
+// duplicated, out of range, not a number) in the State API rows' labels,
+// the only place the rows carry one, do not refuse a slime launch.
+func TestRayPreflightSlimeIgnoresRanks(t *testing.T) {
+	plan := []model.Node{{IP: "10.0.0.1", AccelCount: 2}, {IP: "10.0.0.2", AccelCount: 2}}
+	for name, labels := range map[string][2]string{
+		"mixed":        {`{"RLINF_NODE_RANK": "0"}`, `{}`},
+		"duplicated":   {`{"RLINF_NODE_RANK": "1"}`, `{"RLINF_NODE_RANK": "1"}`},
+		"out of range": {`{"RLINF_NODE_RANK": "0"}`, `{"RLINF_NODE_RANK": "7"}`},
+		"not a number": {`{"RLINF_NODE_RANK": "zero"}`, `{"RLINF_NODE_RANK": "1"}`},
+	} {
+		t.Run(name, func(t *testing.T) {
+			rows := `[{"node_id": "a1", "node_ip": "10.0.0.2", "state": "ALIVE", "resources_total": {"GPU": 2}, "labels": ` + labels[1] + `},
+ {"node_id": "b2", "node_ip": "10.0.0.1", "is_head_node": true, "state": "ALIVE", "resources_total": {"GPU": 2}, "labels": ` + labels[0] + `}]`
+			// RLinf would refuse this cluster: the check is not vacuous.
+			inv, ds, err := topology.ImportRayLive("http://head:8265", []byte(rows), nil, topology.RayOptions{RLinfOrder: true})
+			if err == nil && !ds.HasErrors() {
+				t.Fatalf("RLinf's rules took ranks %v: %+v", labels, inv.Nodes)
+			}
+			specs, ds := RayPreflight(nodeSet(t, rows), plan, model.Span{File: "train.yaml"})
+			if len(ds) > 0 || len(specs) != 2 {
+				t.Fatalf("specs %+v, %v", specs, ds)
+			}
+		})
+	}
+}
+
+// Two raylets on one address: refused, located at the plan's node with
+// that address, whichever way the cluster was read (the probe's facts by
+// node id, or a node list with the address twice).
+func TestRayPreflightSharedAddress(t *testing.T) {
+	plan := []model.Node{{IP: "10.0.0.1", AccelCount: 2, Span: model.Span{File: "inv.yaml", Line: 3}}, {IP: "10.0.0.2", AccelCount: 2, Span: model.Span{File: "inv.yaml", Line: 5}}}
+	live := &topology.RayLive{
+		Inventory: &model.Inventory{Nodes: []model.Node{{IP: "10.0.0.1", AccelCount: 2}, {IP: "10.0.0.2", AccelCount: 2}}},
+		Facts:     map[string]topology.RayFacts{"a1": {IP: "10.0.0.1"}, "b2": {IP: "10.0.0.2"}, "c3": {IP: "10.0.0.2"}}}
+	c := RayClusterOf("http://head:8265", live)
+	_, ds := RayPreflight(c, plan, model.Span{File: "train.yaml"})
+	wantDiags(t, ds, []string{"runs more than one raylet on 10.0.0.2 (node ids b2, c3)"})
+	if ds[0].Primary != plan[1].Span {
+		t.Errorf("located at %+v, want the plan's node 1", ds[0].Primary)
+	}
+
+	c = RayCluster{Address: "http://head:8265", Nodes: []model.Node{{IP: "10.0.0.1", AccelCount: 2}, {IP: "10.0.0.1", AccelCount: 2}}}
+	_, ds = RayPreflight(c, plan[1:], model.Span{File: "train.yaml"})
+	wantDiags(t, ds, []string{"runs more than one raylet on 10.0.0.1:"})
+	if ds[0].Primary.File != "train.yaml" {
+		t.Errorf("located at %+v, want the fallback (no planned node has the address)", ds[0].Primary)
+	}
+
+	// The import refuses it first, naming both raylets.
+	rows := `[{"node_id": "a1", "node_ip": "10.0.0.1", "is_head_node": true, "state": "ALIVE", "resources_total": {"GPU": 2}},
+ {"node_id": "b2", "node_ip": "10.0.0.1", "state": "ALIVE", "resources_total": {"GPU": 2}}]`
+	for _, opt := range []topology.RayOptions{{NodeSet: true}, {RLinfOrder: true}} {
+		inv, ds, err := topology.ImportRayLive("http://head:8265", []byte(rows), nil, opt)
+		if err != nil || inv != nil || !ds.HasErrors() || !strings.Contains(ds[len(ds)-1].Summary, "raylets (a1 and b2)") {
+			t.Errorf("%+v: %v, %+v", opt, err, ds)
+		}
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -77,7 +78,11 @@ func FuzzImportRay(f *testing.F) {
 	f.Add([]byte(`[{"node_ip": "10.0.0.1", "state": "ALIVE", "RLINF_NODE_RANK": " 0 ", "resources_total": {"GPU": 2, "accelerator_type:A10G": 1}}]`))
 	f.Add([]byte(`{"nodes": [{"NodeManagerAddress": "::1", "Alive": true, "Labels": {"RLINF_NODE_RANK": 0}}]}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
+		set := nodeSetOf(t, data)
 		inv, ds, err := ImportRay("fuzz.json", data)
+		if err == nil && !ds.HasErrors() && !sameIPs(inv.Nodes, set) {
+			t.Fatalf("the node set %v is not the ranked import's %v", set, inv.Nodes)
+		}
 		if err != nil {
 			if inv != nil || !strings.HasPrefix(err.Error(), "fuzz.json") {
 				t.Fatalf("%v / %v", inv, err)
@@ -95,6 +100,36 @@ func FuzzImportRay(f *testing.F) {
 		}
 		roundTrip(t, inv)
 	})
+}
+
+// nodeSetOf imports data as slime mode does (NodeSet): only a shared
+// address may refuse it (never a rank), and a refused set is nil.
+func nodeSetOf(t *testing.T, data []byte) []model.Node {
+	t.Helper()
+	inv, ds, err := ImportRayWith("fuzz.json", data, RayOptions{NodeSet: true})
+	switch {
+	case err != nil:
+		return nil
+	case ds.HasErrors():
+		if last := ds[len(ds)-1]; last.Code != model.CodeInventoryDuplicate || inv != nil {
+			t.Fatalf("the node set was refused by %+v", last)
+		}
+		return nil
+	}
+	return inv.Nodes
+}
+
+// sameIPs reports whether a and b hold the same addresses, in any order.
+func sameIPs(a, b []model.Node) bool {
+	ips := func(ns []model.Node) []string {
+		out := make([]string, len(ns))
+		for i, n := range ns {
+			out[i] = n.IP
+		}
+		slices.Sort(out)
+		return out
+	}
+	return slices.Equal(ips(a), ips(b))
 }
 
 // roundTrip checks ranks 0..n-1 and that the encoded inventory loads

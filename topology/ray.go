@@ -77,6 +77,12 @@ type RayOptions struct {
 	// accelerator type, IPs compared as strings) instead of D13's numeric
 	// IP order, so that the inventory's ranks are the ones RLinf will use.
 	RLinfOrder bool
+	// NodeSet reads the set of alive nodes only, for a launcher that never
+	// reads RLINF_NODE_RANK (slime sorts its bundles itself): ranks are
+	// neither read nor checked, so a value RLinf would refuse does not
+	// refuse the set, and nodes are numbered in numeric IP order, head
+	// first, without D13's warning.
+	NodeSet bool
 }
 
 // ImportRayWith is ImportRay with options.
@@ -95,7 +101,7 @@ func readRayNodes(file string, data []byte, opt RayOptions) (*rayReader, []RayNo
 		return nil, nil, &RayError{model.Span{File: file}, fmt.Sprintf("the dump is %d bytes; rlsolve reads at most %d", len(data), maxRayDumpBytes)}
 	}
 	data = bytes.TrimPrefix(data, []byte("\xef\xbb\xbf"))
-	r := &rayReader{file: file, data: data, rlinfOrder: opt.RLinfOrder}
+	r := &rayReader{file: file, data: data, rlinfOrder: opt.RLinfOrder, nodeSet: opt.NodeSet}
 	if len(bytes.TrimSpace(data)) == 0 {
 		return nil, nil, &RayError{model.Span{File: file}, "the dump is empty; write it with `ray list nodes --detail --format json > FILE`"}
 	}
@@ -142,6 +148,7 @@ type rayReader struct {
 	file       string
 	data       []byte
 	rlinfOrder bool
+	nodeSet    bool
 	// lines holds the offset where each line starts (computed once).
 	lines []int
 }
@@ -222,6 +229,9 @@ func (r *rayReader) node(item *jnode) (RayNode, error) {
 	labels, _ := first(item, "labels", "Labels")
 	if err := r.nodeResources(item, labels, &n); err != nil {
 		return n, err
+	}
+	if r.nodeSet {
+		return n, nil
 	}
 	err := r.nodeRank(item, labels, &n)
 	return n, err
@@ -435,12 +445,7 @@ func (r *rayReader) order(all []RayNode) (*model.Inventory, model.Diagnostics, e
 		d.Severity = model.SeverityError
 		return nil, append(ds, d), nil
 	}
-	addrs := make([]string, len(alive))
-	for i, n := range alive {
-		addrs[i] = n.IP
-	}
-	if d := grammar.DuplicateAddress(addrs, func(i int) model.Span { return r.spanOf(alive[i].obj) }); d != nil {
-		d.Help = []model.Fix{{Message: "dump the node list again once the stale raylet is gone (`ray list nodes --detail --format json`), or give each node its own address"}}
+	if d := r.sharedAddress(alive); d != nil {
 		return fail(*d)
 	}
 	inv := &model.Inventory{Source: "Ray node list"}
@@ -477,8 +482,11 @@ func (r *rayReader) order(all []RayNode) (*model.Inventory, model.Diagnostics, e
 			}
 		}
 		ordered, warn := OrderWithHead(nodes, head)
-		if r.rlinfOrder {
+		switch {
+		case r.rlinfOrder:
 			ordered, warn = rlinfOrder(nodes, head), ""
+		case r.nodeSet:
+			warn = ""
 		}
 		inv.Nodes = ordered
 		if warn != "" {

@@ -200,20 +200,22 @@ func TestImportRayRLinfOrder(t *testing.T) {
 }
 
 // Two alive nodes with one address are an error at both, whatever the
-// ranks say.
+// ranks say, and whether or not the ranks are read.
 func TestImportRaySameAddress(t *testing.T) {
 	for _, src := range []string{
 		"[{\"node_ip\": \"10.0.0.1\", \"state\": \"ALIVE\"},\n {\"node_ip\": \"10.0.0.2\", \"state\": \"ALIVE\"},\n {\"node_ip\": \"10.0.0.1\", \"state\": \"ALIVE\"}]",
 		"[{\"node_ip\": \"10.0.0.1\", \"state\": \"ALIVE\", \"RLINF_NODE_RANK\": 0},\n {\"node_ip\": \"10.0.0.2\", \"state\": \"ALIVE\", \"RLINF_NODE_RANK\": 1},\n {\"node_ip\": \"10.0.0.1\", \"state\": \"ALIVE\", \"RLINF_NODE_RANK\": 2}]",
 	} {
-		inv, ds, err := ImportRay("d.json", []byte(src))
-		if err != nil || inv != nil || len(ds) != 1 {
-			t.Fatalf("%v %v %v", inv, ds, err)
-		}
-		d := ds[0]
-		if d.Code != model.CodeInventoryDuplicate || d.Severity != model.SeverityError || d.Primary.Line != 3 || len(d.Labels) != 1 || d.Labels[0].Span.Line != 1 ||
-			!strings.Contains(d.Summary, "two alive nodes have the address 10.0.0.1") {
-			t.Errorf("%+v", d)
+		for _, opt := range []RayOptions{{}, {NodeSet: true}} {
+			inv, ds, err := ImportRayWith("d.json", []byte(src), opt)
+			if err != nil || inv != nil || len(ds) != 1 {
+				t.Fatalf("%v %v %v", inv, ds, err)
+			}
+			d := ds[0]
+			if d.Code != model.CodeInventoryDuplicate || d.Severity != model.SeverityError || d.Primary.Line != 3 || len(d.Labels) != 1 || d.Labels[0].Span.Line != 1 ||
+				!strings.Contains(d.Summary, "two alive raylets have the address 10.0.0.1: RLinf numbers each raylet as a node") {
+				t.Errorf("%+v", d)
+			}
 		}
 	}
 	// A dead node's address may come back on a live one.

@@ -25,11 +25,15 @@ type RayLiveOptions struct {
 	// Progress is told the alive nodes' IPs each time they change while
 	// waiting.
 	Progress func(alive []string, want int)
-	// RLinfOrder numbers unranked nodes as RLinf does (see RayOptions).
-	RLinfOrder bool
+	// RLinfOrder numbers unranked nodes as RLinf does, NodeSet reads the
+	// set of nodes only (see RayOptions).
+	RLinfOrder, NodeSet bool
 	// CacheDir keeps the probe's facts per node id (ProbeCacheDir; "":
 	// always probe). With every alive node's facts there, no probe runs.
 	CacheDir string
+	// ProbeRecordAge is how old a finished probe's record must be for the
+	// sweep to delete it (0: DefaultProbeRecordAge).
+	ProbeRecordAge time.Duration
 }
 
 // RayLive is a live cluster as DiscoverRay read it.
@@ -62,7 +66,9 @@ func aliveIDs(nodes []raycli.Node) []string {
 // DiscoverRay reads a live cluster's inventory: the Ray version (refusing
 // one older than raycli.MinVersion), the nodes from the State API (after
 // waiting for WaitNodes), the probe's facts, ordered as the dump import
-// orders a node list. A cluster that cannot be read is an error
+// orders a node list. Every call first sweeps the probe job records an
+// earlier, killed rlsolve left (SweepProbeRecords), with or without a probe
+// of its own: a job record is all it deletes. A cluster that cannot be read is an error
 // (*raycli.Error, *RayWaitError, *RayError); rank problems are error
 // diagnostics, as ImportRay's.
 func DiscoverRay(ctx context.Context, opt RayLiveOptions) (*RayLive, error) {
@@ -77,7 +83,7 @@ func DiscoverRay(ctx context.Context, opt RayLiveOptions) (*RayLive, error) {
 	}
 	live := &RayLive{Version: v.Ray}
 	// Before a probe of its own: what an rlsolve killed mid-probe left.
-	live.Swept, live.SweepErr = SweepProbeRecords(ctx, c, time.Now())
+	live.Swept, live.SweepErr = SweepProbeRecords(ctx, c, time.Now(), opt.ProbeRecordAge)
 	if opt.Probe {
 		if live.Facts, live.Cached = cachedFacts(opt.CacheDir, aliveIDs(nodes)); !live.Cached {
 			if live.Facts, err = RunProbe(ctx, c, opt.Python); err != nil {
@@ -86,7 +92,7 @@ func DiscoverRay(ctx context.Context, opt RayLiveOptions) (*RayLive, error) {
 			storeFacts(opt.CacheDir, live.Facts)
 		}
 	}
-	live.Inventory, live.Diagnostics, err = ImportRayLive(c.Address(), rows, live.Facts, RayOptions{RLinfOrder: opt.RLinfOrder})
+	live.Inventory, live.Diagnostics, err = ImportRayLive(c.Address(), rows, live.Facts, RayOptions{RLinfOrder: opt.RLinfOrder, NodeSet: opt.NodeSet})
 	return live, err
 }
 

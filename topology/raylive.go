@@ -40,7 +40,7 @@ func ImportRayLive(source string, rows []byte, facts map[string]RayFacts, opt Ra
 				Summary: fmt.Sprintf("the probe learnt nothing from node %s (%s): its RLINF_NODE_RANK and NVML GPUs are unknown", n.IP, why)})
 			continue
 		}
-		if f.Rank != nil {
+		if f.Rank != nil && !r.nodeSet {
 			n.RankText = *f.Rank
 			if !n.setRank(*f.Rank) {
 				return nil, ds, &RayError{at, fmt.Sprintf("node %s: its raylet's RLINF_NODE_RANK is %q. Invalid NODE_RANK value: %s. Must be an integer. (RLinf rejects it too)", n.IP, clip(*f.Rank), clip(*f.Rank))}

@@ -70,10 +70,8 @@ func TestRayLiveSweep(t *testing.T) {
 	for _, id := range append([]string{left}, foreign...) {
 		ended(ctx, t, c, id)
 	}
-	saved := topology.ProbeRecordAge
-	topology.ProbeRecordAge = 0 // the killed probe's record is stale at once
-	defer func() { topology.ProbeRecordAge = saved }()
-	live, err := topology.DiscoverRay(ctx, topology.RayLiveOptions{Client: c})
+	// The killed probe's record is stale at once.
+	live, err := topology.DiscoverRay(ctx, topology.RayLiveOptions{Client: c, ProbeRecordAge: time.Nanosecond})
 	if err != nil || live.SweepErr != nil {
 		t.Fatal(err, live.SweepErr)
 	}

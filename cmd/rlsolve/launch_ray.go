@@ -72,7 +72,8 @@ func (f *launchFlags) rayLauncher(file string, nodes []model.Node, at model.Span
 }
 
 // rayPreflight is rayLauncher for either mode: slime's needs the node set
-// only (slime sorts its bundles itself), so no probe.
+// only (slime sorts its bundles itself and never reads RLINF_NODE_RANK), so
+// no probe and no rank rules.
 func (f *launchFlags) rayPreflight(file string, nodes []model.Node, at model.Span, rlinf bool) (*rlexec.Ray, error) {
 	raw, err := f.ray.client()
 	if err != nil {
@@ -83,12 +84,7 @@ func (f *launchFlags) rayPreflight(file string, nodes []model.Node, at model.Spa
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, 2*time.Minute)
 	defer cancel()
-	var cluster rlexec.RayCluster
-	if rlinf {
-		cluster, err = f.ray.probed(ctx, raw, file)
-	} else {
-		cluster, err = rayRows(ctx, raw, file, at)
-	}
+	cluster, err := f.ray.discover(ctx, raw, file, rlinf)
 	if err != nil {
 		return nil, err
 	}
@@ -99,11 +95,16 @@ func (f *launchFlags) rayPreflight(file string, nodes []model.Node, at model.Spa
 	return &rlexec.Ray{Client: rlexec.NewRayAPI(raw), Python: f.ray.python, KeepJob: f.ray.keepJob, Nodes: specs}, nil
 }
 
-// probed reads the live cluster as `topology --ray` does: the version, the
-// nodes, the probe, RLinf's order (topology's rules), and deletes what
-// probes killed earlier left.
-func (r *rayFlags) probed(ctx context.Context, c *raycli.Client, file string) (rlexec.RayCluster, error) {
-	live, err := topology.DiscoverRay(ctx, topology.RayLiveOptions{Client: c, Probe: true, Python: r.python, RLinfOrder: true, CacheDir: topology.ProbeCacheDir()})
+// discover reads the live cluster as `topology --ray` does (the version,
+// the nodes, and the sweep of what probes killed earlier left): in RLinf
+// mode with the probe and RLinf's order (topology's rules), in slime mode
+// the node set only.
+func (r *rayFlags) discover(ctx context.Context, c *raycli.Client, file string, rlinf bool) (rlexec.RayCluster, error) {
+	opt := topology.RayLiveOptions{Client: c, NodeSet: true}
+	if rlinf {
+		opt = topology.RayLiveOptions{Client: c, Probe: true, Python: r.python, RLinfOrder: true, CacheDir: topology.ProbeCacheDir()}
+	}
+	live, err := topology.DiscoverRay(ctx, opt)
 	if err != nil {
 		return rlexec.RayCluster{}, rayStartError(ctx, c, err)
 	}
@@ -112,27 +113,10 @@ func (r *rayFlags) probed(ctx context.Context, c *raycli.Client, file string) (r
 		// Located at the cluster's address: no file to quote.
 		return rlexec.RayCluster{}, report(live.Diagnostics, diag.MapSources(nil), file, nil, exitInvalid)
 	}
+	if !rlinf {
+		return rlexec.RayNodeSetOf(c.Address(), live), nil
+	}
 	return rlexec.RayClusterOf(c.Address(), live), nil
-}
-
-// rayRows reads the version and the live node set (slime mode), and
-// deletes what probes killed earlier left.
-func rayRows(ctx context.Context, c *raycli.Client, file string, at model.Span) (rlexec.RayCluster, error) {
-	if _, err := c.CheckVersion(ctx); err != nil {
-		return rlexec.RayCluster{}, rayStartError(ctx, c, err)
-	}
-	live := &topology.RayLive{}
-	live.Swept, live.SweepErr = topology.SweepProbeRecords(ctx, c, time.Now())
-	sweptNote(os.Stderr, "launch", live)
-	_, rows, err := c.Nodes(ctx)
-	if err != nil {
-		return rlexec.RayCluster{}, rayStartError(ctx, c, err)
-	}
-	cluster, ds := rlexec.RayClusterOfRows(c.Address(), rows, at)
-	if len(ds) > 0 {
-		return cluster, report(ds, diag.DiskSources(), file, nil, exitInvalid)
-	}
-	return cluster, nil
 }
 
 // rayStartError is a cluster that could not be read: launch could not start.

@@ -98,7 +98,7 @@ func discoverRay(cmd *cobra.Command, address string, lf rayLiveFlags, rlinfOrder
 		fmt.Fprintln(stderr, "rlsolve: note: --no-probe: RLINF_NODE_RANK is read only from node labels (ray start --labels), and NVML's GPU count is not compared with Ray's")
 	}
 	if live.Inventory == nil || live.Diagnostics.HasErrors() {
-		return nil, usageErrorf("%s: RLinf could not number these nodes either; fix RLINF_NODE_RANK on the nodes", c.Address())
+		return nil, usageErrorf("%s: rlsolve cannot number these nodes (the errors above say why)", c.Address())
 	}
 	return live, nil
 }

@@ -112,7 +112,7 @@ func ReadRayDump(file string, opt RayOptions) (*Discovered, model.Diagnostics, [
 		return nil, ds, data, fmt.Errorf("topology --ray: %v", err)
 	}
 	if inv == nil || ds.HasErrors() {
-		return nil, ds, data, fmt.Errorf("%s: RLinf could not number these nodes either; fix RLINF_NODE_RANK and dump again", file)
+		return nil, ds, data, fmt.Errorf("%s: rlsolve cannot number these nodes (the errors above say why); fix them and dump again", file)
 	}
 	return &Discovered{Inventory: inv, Ranked: true,
 		Comments: []string{fmt.Sprintf("rlsolve topology --ray %s: %d alive node(s)", file, len(inv.Nodes))}}, ds, data, nil

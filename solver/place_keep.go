@@ -7,19 +7,6 @@ import (
 	"github.com/rlsolve/rlsolve/rules"
 )
 
-// keepPlan is the number of workers of the previous plan that move; a
-// lower bound on it; and, to try first, the workers that a best keep set
-// of each demand alone keeps. A worker stays when the new placement gives
-// its rank exactly its old node and devices: rank r holds share k =
-// r/perDevice of the devices in position order, so it stays when its old
-// devices are taken and exactly share*k devices come before them (counted
-// per block: place_keep_blocks.go).
-func (in *instance) keepPlan(prev map[string][]Worker) (moved []z.Lit, lb int, assume []z.Lit, fits map[int]keepFit) {
-	sets, lb := in.keepSets(prev)
-	moved, assume = in.keepCircuit(sets)
-	return moved, lb, assume, keepFits(sets)
-}
-
 // keepSet is one demand's previous workers as keep reads them: their
 // positions among its root's, the shares, and a best keep set.
 type keepSet struct {
@@ -50,8 +37,13 @@ func (in *instance) keepSets(prev map[string][]Worker) (sets []keepSet, lb int) 
 	return sets, lb
 }
 
-// keepCircuit is the number of workers that move, and the stays of each
-// best keep set's workers (to assume first).
+// keepCircuit is the number of workers of the previous plan that move,
+// and the stays of each best keep set's workers (to assume first). A
+// worker stays when the new placement gives its rank exactly its old node
+// and devices: rank r holds share k = r/perDevice of the devices in
+// position order, so it stays when its old devices are taken and exactly
+// share*k devices come before them (counted per block:
+// place_keep_blocks.go).
 func (in *instance) keepCircuit(sets []keepSet) (moved, assume []z.Lit) {
 	blocks := map[*demandVars]*keepBlocks{}
 	var stayed [][]z.Lit

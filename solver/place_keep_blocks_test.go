@@ -23,28 +23,34 @@ import (
 // per GPU and shared devices; previous plans that are placements of the
 // space, and hand-written ones (workers dropped, moved, swapped, with gaps
 // in their devices or on nodes that do not exist); models from random
-// assumptions, so that most are not the optimum.
+// assumptions, so that most are not the optimum. By nodes (where the
+// space is regular) the offsets come from the layout, in file order or in
+// the previous plan's (keepOrder), and the placement is the one laid out.
 func TestKeepMovedMatchesPlacement(t *testing.T) {
-	seeds, compared := 300, 0
-	if testing.Short() {
-		seeds = 60
-	}
-	for seed := int64(0); seed < int64(seeds); seed++ {
-		n, err := keepMovedCase(seed)
-		if err != nil {
-			t.Fatalf("seed %d: %v", seed, err)
-		}
-		compared += n
-	}
-	t.Logf("%d models compared over %d seeds", compared, seeds)
-	if compared < seeds {
-		t.Errorf("only %d models compared over %d seeds: the generator makes too few placeable cases", compared, seeds)
+	for _, enc := range []encoding{byDevice, byNode} {
+		t.Run(enc.String(), func(t *testing.T) {
+			seeds, compared := 300, 0
+			if testing.Short() {
+				seeds = 60
+			}
+			for seed := int64(0); seed < int64(seeds); seed++ {
+				n, err := keepMovedCase(seed, enc)
+				if err != nil {
+					t.Fatalf("seed %d: %v", seed, err)
+				}
+				compared += n
+			}
+			t.Logf("%d models compared over %d seeds", compared, seeds)
+			if compared < seeds {
+				t.Errorf("only %d models compared over %d seeds: the generator makes too few placeable cases", compared, seeds)
+			}
+		})
 	}
 }
 
-// keepMovedCase builds seed's case and compares the counts in a few of
-// its models; it returns how many it compared.
-func keepMovedCase(seed int64) (int, error) {
+// keepMovedCase builds seed's case in the encoding enc and compares the
+// counts in a few of its models; it returns how many it compared.
+func keepMovedCase(seed int64, enc encoding) (int, error) {
 	rnd := rand.New(rand.NewSource(seed))
 	text, inv := keepCaseSpec(rnd)
 	cfg, ds := grammar.LoadConfig("keep.yaml", []byte(text), grammar.DefaultLimits)
@@ -59,14 +65,23 @@ func keepMovedCase(seed int64) (int, error) {
 	if !ok {
 		return 0, nil
 	}
-	keepScribble(rnd, prev, len(inv.Nodes))
+	if enc == byDevice || rnd.Intn(2) == 0 {
+		keepScribble(rnd, prev, len(inv.Nodes))
+	}
 	var without []int
 	if rnd.Intn(2) == 0 {
 		without = []int{rnd.Intn(len(inv.Nodes))}
 	}
 	sp = rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid, Without: without})
-	in := newInstanceBy(sp, false, byDevice)
-	x, _, _, _ := in.keepPlan(prev)
+	if enc == byNode && (sp.Diagnostics.HasErrors() || !regular(sp) || sp.Auto != nil) {
+		return 0, nil
+	}
+	in := newInstanceBy(sp, false, enc)
+	sets, _ := in.keepSets(prev)
+	if enc == byNode && rnd.Intn(2) == 0 {
+		(&optimizer{in: in}).keepOrder(sets) // the previous plan's order on its nodes
+	}
+	x, _ := in.keepCircuit(sets)
 	if x == nil || !keepPlaceable(in) {
 		return 0, nil
 	}
@@ -77,8 +92,7 @@ func keepMovedCase(seed int64) (int, error) {
 			extra = append(extra, leq(in.c, x, rnd.Intn(1<<len(x))))
 		}
 		in.flush(append(extra, x...)...)
-		in.g.Assume(extra...)
-		if solveFor(in.g, 10*time.Second) != 1 {
+		if st, _, _ := in.solve(10*time.Second, extra...); st != sat {
 			continue
 		}
 		snap := in.snapshot()
@@ -137,7 +151,7 @@ func keepCaseSpec(rnd *rand.Rand) (string, *model.Inventory) {
 	return b.String(), inv
 }
 
-// keepRandomAssumptions are a few distinct device literals, each taken
+// keepRandomAssumptions are a few distinct device (or unit) literals, each taken
 // or not at random (gini's model went wrong under contradicting
 // assumptions).
 func keepRandomAssumptions(rnd *rand.Rand, in *instance) []z.Lit {
@@ -146,7 +160,7 @@ func keepRandomAssumptions(rnd *rand.Rand, in *instance) []z.Lit {
 		if v == nil {
 			continue
 		}
-		for _, ls := range v.lit {
+		for _, ls := range append(v.lit, v.units...) { // devices' or units' literals
 			for _, m := range ls {
 				if m != in.c.F {
 					all = append(all, m)

@@ -30,7 +30,7 @@ type optimizer struct {
 	fresh bool
 	// cutBy is the bound that last cut a call (BoundBudget, BoundStep).
 	cutBy string
-	// keepLB is keep's lower bound on the workers moved (keepPlan's).
+	// keepLB is keep's lower bound on the workers moved (keepSets').
 	keepLB int
 	// capped counts the nodes whose capacity models overfilled (by nodes,
 	// instance.solve).

@@ -20,10 +20,11 @@ import (
 // a model is returned only once every node holds.
 
 // solve runs the solver under assume for at most left of CPU time, and,
-// by nodes, adds the capacity of every node a model overfills and solves
-// again on what is left of it: a sat answer holds on every node. Every
-// placing call on an instance goes through it; runs counts the solver's
-// runs, capped the nodes whose capacity it added.
+// by nodes, adds the capacity of every node a model overfills and the
+// count of every demand it miscounts, and solves again on what is left of
+// it: a sat answer holds on every node and for every count. Every placing
+// call on an instance goes through it; runs counts the solver's runs,
+// capped the rules it added.
 func (in *instance) solve(left time.Duration, assume ...z.Lit) (st status, runs, capped int) {
 	end := cpuNow() + left
 	for left > 0 {
@@ -34,16 +35,40 @@ func (in *instance) solve(left time.Duration, assume ...z.Lit) (st status, runs,
 			return st, runs, capped
 		}
 		over := in.overfull()
-		if len(over) == 0 {
+		miscounted := in.miscounted()
+		if len(over)+miscounted == 0 {
 			return st, runs, capped
 		}
 		for _, k := range over {
 			in.nodeCapacity(k)
 		}
 		in.flush()
-		st, left, capped = unknown, end-cpuNow(), capped+len(over)
+		st, left, capped = unknown, end-cpuNow(), capped+len(over)+miscounted
 	}
 	return st, runs, capped
+}
+
+// miscounted adds the count rule of every demand whose root the model
+// gives another number of devices (the first-fit guess meets every count,
+// so a placement that needs no optimizing call never builds a total), and
+// says how many it added.
+func (in *instance) miscounted() int {
+	added := 0
+	kept := in.uncounted[:0]
+	for _, r := range in.uncounted {
+		n := 0
+		for b := range r.v.units {
+			n += in.stepsTaken(r.v, b) * r.v.step(b)
+		}
+		if n == r.d.Count {
+			kept = append(kept, r)
+			continue
+		}
+		in.clause(eq(in.c, in.totalOf(r.v), r.d.Count))
+		added++
+	}
+	in.uncounted = kept
+	return added
 }
 
 // nodeCapacity keeps the typed roots on one node within its devices:

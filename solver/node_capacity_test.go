@@ -97,3 +97,31 @@ func TestLazyCapacityRefutes(t *testing.T) {
 		t.Errorf("Place: %v, diagnostics %v: want it explained", err, res.Diagnostics)
 	}
 }
+
+// Count rules by nodes are added when a model breaks them: a call with no
+// guess finds a model that takes nothing, gets every component's count,
+// and returns a model that gives each its devices.
+func TestLazyCountsWithoutGuess(t *testing.T) {
+	sp := plainSpace(t, 4, 3, 8) // three components of 8 GPUs on 4 nodes of 8
+	in := newInstanceBy(sp, false, byNode)
+	if len(in.uncounted) != 3 {
+		t.Fatalf("%d count rules waiting, want 3", len(in.uncounted))
+	}
+	in.flush()
+	st, runs, added := in.solve(10 * time.Second)
+	if st != sat || runs < 2 || added == 0 {
+		t.Fatalf("status %v after %d runs, %d rules added: want sat after adding some", st, runs, added)
+	}
+	for i, v := range in.roots {
+		if v == nil {
+			continue
+		}
+		n := 0
+		for b := range v.units {
+			n += in.stepsTaken(v, b) * v.step(b)
+		}
+		if n != sp.Demands[i].Count {
+			t.Errorf("%s takes %d devices, wants %d", sp.Demands[i].Name, n, sp.Demands[i].Count)
+		}
+	}
+}

@@ -151,12 +151,10 @@ func (v *demandVars) full(in *instance, b int) z.Lit {
 // contiguous range over its blocks.
 func (in *instance) nodeShape(v *demandVars) {
 	c := in.c
-	leaves := make([][]z.Lit, len(v.units))
-	for b, xs := range v.units {
+	for _, xs := range v.units {
 		for j := 1; j < len(xs); j++ {
 			in.clause(xs[j].Not(), xs[j-1])
 		}
-		leaves[b] = in.binaryOf(xs, v.step(b))
 		any := c.F
 		if len(xs) > 0 {
 			any = xs[0]
@@ -166,7 +164,20 @@ func (in *instance) nodeShape(v *demandVars) {
 	if v.d.Global {
 		in.nodeRange(v)
 	}
-	v.total = in.cnfSum(leaves)
+}
+
+// totalOf is root v's device count over its blocks as clauses, built
+// when a count rule is first added (node encoding; the device encoding's
+// total is built with its shape).
+func (in *instance) totalOf(v *demandVars) []z.Lit {
+	if v.total == nil {
+		leaves := make([][]z.Lit, len(v.units))
+		for b, xs := range v.units {
+			leaves[b] = in.binaryOf(xs, v.step(b))
+		}
+		v.total = in.cnfSum(leaves)
+	}
+	return v.total
 }
 
 // counts are root v's device counts per block, as gates the objectives

@@ -40,6 +40,9 @@ type instance struct {
 	// that order as it is (layIn), so the layout the circuit counts on is
 	// the one extracted.
 	layFixed bool
+	// uncounted are the node encoding's count rules not built yet: each
+	// is added when a model breaks it (instance.solve), as node capacity is.
+	uncounted []countRule
 }
 
 // demandVars are a root demand's device literals.

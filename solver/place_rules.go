@@ -134,9 +134,18 @@ func (in *instance) count(d *rules.Demand, v *demandVars) {
 	case d.CountFact < 0:
 	case d.Whole > 0:
 		in.unless(d.CountFact, eq(in.c, popcount(in.c, v.any), d.Whole))
+	case d.Count > 0 && in.enc == byNode && !in.explain:
+		in.uncounted = append(in.uncounted, countRule{d: d, v: v})
 	case d.Count > 0:
 		in.unless(d.CountFact, eq(in.c, v.total, d.Count))
 	}
+}
+
+// countRule is a demand's device count on its root's devices, not yet a
+// clause (node encoding).
+type countRule struct {
+	d *rules.Demand
+	v *demandVars
 }
 
 // restrictGroup keeps a demand that shares its root's devices inside its

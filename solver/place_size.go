@@ -117,9 +117,10 @@ func estimate(sp *rules.Space, enc encoding, explain bool, workers int) (size, d
 // and block it may take, the unit literals and their count circuit; per
 // block several typed roots share, their sum and its bound. steps counts
 // the unit literals, shares the roots' blocks others share. The capacity
-// sums are counted although solve adds them only for the nodes a model
-// overfills (node_capacity.go): the estimate bounds the instance every
-// node's capacity would make, the most the search can build.
+// sums and the count totals are counted although solve adds them only for
+// the nodes a model overfills and the counts it breaks (node_capacity.go):
+// the estimate bounds the instance every rule would make, the most the
+// search can build.
 func estimateNodes(sp *rules.Space) (size, steps, shares int) {
 	type shared struct{ roots, pairs int }
 	sharers := map[blockKey]shared{}

@@ -94,11 +94,15 @@ func TestEstimateBoundsInstance(t *testing.T) {
 }
 
 // cappedBuilt is the size of sp's node-encoded instance with the capacity
-// of every node added: the most the lazy capacity can add.
+// of every node and every count rule added: the most the lazy rules can
+// add.
 func cappedBuilt(sp *rules.Space) int {
 	in := newInstanceBy(sp, false, byNode)
 	for k := range in.shared {
 		in.nodeCapacity(k)
+	}
+	for _, r := range in.uncounted {
+		in.clause(eq(in.c, in.totalOf(r.v), r.d.Count))
 	}
 	in.flush()
 	s := in.stats()

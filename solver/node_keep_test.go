@@ -127,13 +127,11 @@ type nodeKeepSpace struct {
 // nodeKeepCase is seed's regular keep case, or false.
 func nodeKeepCase(t *testing.T, seed int64) (nodeKeepSpace, bool) {
 	rnd := rand.New(rand.NewSource(seed))
-	text, inv := keepCaseSpec(rnd)
-	cfg, ds := grammar.LoadConfig("keep.yaml", []byte(text), grammar.DefaultLimits)
-	if cfg == nil || ds.HasErrors() {
-		t.Fatalf("generated config: %v\n%s", ds, text)
+	text, inv, cfg, sp, err := keepCase(rnd)
+	if err != nil {
+		t.Fatal(err)
 	}
-	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
-	if sp.Diagnostics.HasErrors() {
+	if sp == nil {
 		return nodeKeepSpace{}, false
 	}
 	var prev map[string][]Worker

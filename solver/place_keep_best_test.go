@@ -5,7 +5,6 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/rlsolve/rlsolve/grammar"
 	"github.com/rlsolve/rlsolve/model"
 	"github.com/rlsolve/rlsolve/rules"
 )
@@ -19,13 +18,11 @@ func TestBestKeepMatchesScan(t *testing.T) {
 	compared := 0
 	for seed := int64(0); seed < 300; seed++ {
 		rnd := rand.New(rand.NewSource(seed))
-		text, inv := keepCaseSpec(rnd)
-		cfg, ds := grammar.LoadConfig("keep.yaml", []byte(text), grammar.DefaultLimits)
-		if cfg == nil || ds.HasErrors() {
-			t.Fatalf("seed %d: generated config: %v", seed, ds)
+		text, inv, cfg, sp, err := keepCase(rnd)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
 		}
-		sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
-		if sp.Diagnostics.HasErrors() {
+		if sp == nil {
 			continue
 		}
 		prev, ok := keepRandomPlan(rnd, sp)

@@ -52,14 +52,9 @@ func TestKeepMovedMatchesPlacement(t *testing.T) {
 // counts in a few of its models; it returns how many it compared.
 func keepMovedCase(seed int64, enc encoding) (int, error) {
 	rnd := rand.New(rand.NewSource(seed))
-	text, inv := keepCaseSpec(rnd)
-	cfg, ds := grammar.LoadConfig("keep.yaml", []byte(text), grammar.DefaultLimits)
-	if cfg == nil || ds.HasErrors() {
-		return 0, fmt.Errorf("generated config: %v\n%s", ds, text)
-	}
-	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
-	if sp.Diagnostics.HasErrors() {
-		return 0, nil
+	text, inv, cfg, sp, err := keepCase(rnd)
+	if err != nil || sp == nil {
+		return 0, err
 	}
 	prev, ok := keepRandomPlan(rnd, sp)
 	if !ok {
@@ -103,6 +98,21 @@ func keepMovedCase(seed int64, enc encoding) (int, error) {
 		compared++
 	}
 	return compared, nil
+}
+
+// keepCase is a generated keep case: its config's text, its inventory,
+// the config and its space (nil when the space has errors).
+func keepCase(rnd *rand.Rand) (string, *model.Inventory, *model.Config, *rules.Space, error) {
+	text, inv := keepCaseSpec(rnd)
+	cfg, ds := grammar.LoadConfig("keep.yaml", []byte(text), grammar.DefaultLimits)
+	if cfg == nil || ds.HasErrors() {
+		return text, inv, nil, nil, fmt.Errorf("generated config: %v\n%s", ds, text)
+	}
+	sp := rules.BuildSpace(cfg, inv, rules.SpaceOptions{Class: model.ClassHybrid})
+	if sp.Diagnostics.HasErrors() {
+		sp = nil
+	}
+	return text, inv, cfg, sp, nil
 }
 
 // keepCaseSpec is a random cluster of 1 to 4 nodes of 1 to 8 GPUs (some
